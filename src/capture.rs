@@ -1,0 +1,175 @@
+//! Storing raw turns (L1): validation and the batched insert. The hot path:
+//! no model, no scan, a few indexed statements per turn.
+
+use anyhow::Result;
+use rusqlite::{params, OptionalExtension, Transaction};
+use serde::Deserialize;
+
+use crate::store::{estimate_tokens, now_ms, parse_time};
+
+/// One turn as given on the command line or as a JSON line.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TurnInput {
+    pub session: String,
+    #[serde(default)]
+    pub project: Option<String>,
+    #[serde(default)]
+    pub user: String,
+    #[serde(default)]
+    pub assistant: String,
+    #[serde(default)]
+    pub at: Option<String>,
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+/// A validated turn, ready to insert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub session: String,
+    pub project: Option<String>,
+    pub user: String,
+    pub assistant: String,
+    pub at: i64,
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    pub stored: u64,
+    pub duplicates: u64,
+    pub rejected: u64,
+}
+
+/// Check a turn; the error says what is wrong (the caller adds where).
+pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Turn, String> {
+    let session = input.session.trim().to_string();
+    if session.is_empty() {
+        return Err("missing session id".into());
+    }
+    if input.user.trim().is_empty() && input.assistant.trim().is_empty() {
+        return Err("both user and assistant texts are empty".into());
+    }
+    for (name, value) in [
+        ("session", Some(&input.session)),
+        ("project", input.project.as_ref()),
+        ("user", Some(&input.user)),
+        ("assistant", Some(&input.assistant)),
+        ("id", input.id.as_ref()),
+    ] {
+        if let Some(v) = value {
+            if v.len() > max_field_bytes {
+                return Err(format!(
+                    "{name} is {} bytes, larger than [capture] max_field_bytes ({max_field_bytes})",
+                    v.len()
+                ));
+            }
+            if v.contains('\0') && (name == "session" || name == "project" || name == "id") {
+                return Err(format!("{name} contains a NUL byte"));
+            }
+        }
+    }
+    let at = match input.at.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) => parse_time(s)?,
+        None => now,
+    };
+    let project = input.project.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
+    let id = input.id.filter(|k| !k.is_empty());
+    Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id })
+}
+
+/// Parse one JSON line into a turn input, with a short reason on failure.
+pub fn parse_line(line: &[u8]) -> Result<TurnInput, String> {
+    let text = std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 ({e})"))?;
+    serde_json::from_str::<TurnInput>(text).map_err(|e| format!("invalid JSON: {e}"))
+}
+
+/// Insert one turn inside the caller's transaction. Returns true when
+/// stored, false when the idempotency key was already there.
+pub fn insert(tx: &Transaction<'_>, t: &Turn) -> rusqlite::Result<bool> {
+    let now = now_ms();
+    let existing: Option<i64> = tx
+        .prepare_cached("SELECT id FROM sessions WHERE external_id = ?1")?
+        .query_row([&t.session], |r| r.get(0))
+        .optional()?;
+    let session_id = match existing {
+        Some(id) => id,
+        None => tx
+            .prepare_cached(
+                "INSERT INTO sessions (external_id, project, first_at, last_at, created_at)
+                 VALUES (?1, ?2, ?3, ?3, ?4) RETURNING id",
+            )?
+            .query_row(params![t.session, t.project, t.at, now], |r| r.get(0))?,
+    };
+    let tokens = estimate_tokens(&t.user) + estimate_tokens(&t.assistant);
+    let inserted = tx
+        .prepare_cached(
+            "INSERT INTO turns (session_id, idem_key, at, captured_at, user_text, assistant_text, tokens)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (session_id, idem_key) DO NOTHING",
+        )?
+        .execute(params![session_id, t.id, t.at, now, t.user, t.assistant, tokens])?;
+    if inserted == 0 {
+        return Ok(false);
+    }
+    // A late turn reopens a closed session; its running summary was
+    // completed at close, so the next fold starts a new one.
+    tx.prepare_cached(
+        "UPDATE sessions SET first_at = min(first_at, ?2), last_at = max(last_at, ?2),
+                closed_at = NULL, project = coalesce(project, ?3), tokens = tokens + ?4
+         WHERE id = ?1",
+    )?
+    .execute(params![session_id, t.at, t.project, tokens])?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(user: &str, assistant: &str) -> TurnInput {
+        TurnInput { session: "s".into(), user: user.into(), assistant: assistant.into(), ..Default::default() }
+    }
+
+    #[test]
+    fn empty_texts_are_refused() {
+        assert!(validate(input(" ", ""), 100, 0).unwrap_err().contains("empty"));
+        assert!(validate(input("hi", ""), 100, 0).is_ok());
+    }
+
+    #[test]
+    fn oversized_field_names_the_field() {
+        let e = validate(input("x".repeat(11).as_str(), "y"), 10, 0).unwrap_err();
+        assert!(e.starts_with("user is 11 bytes"), "{e}");
+    }
+
+    #[test]
+    fn at_is_parsed_and_defaults_to_now() {
+        let mut i = input("a", "b");
+        assert_eq!(validate(i.clone(), 100, 7).unwrap().at, 7);
+        i.at = Some("2026-01-01T00:00:00Z".into());
+        assert_eq!(validate(i.clone(), 100, 7).unwrap().at, 1_767_225_600_000);
+        i.at = Some("yesterday".into());
+        assert!(validate(i, 100, 7).unwrap_err().contains("RFC 3339"));
+    }
+
+    #[test]
+    fn parse_line_reports_unknown_fields_and_bad_utf8() {
+        assert!(parse_line(br#"{"session":"s","usr":"x"}"#).unwrap_err().contains("unknown field"));
+        assert!(parse_line(b"{\"session\":\"\xff\"}").unwrap_err().contains("UTF-8"));
+        assert!(parse_line(br#"{"session":"s","user":1}"#).is_err());
+    }
+
+    #[test]
+    fn idempotency_key_stores_once() {
+        let mut store = crate::store::Store::memory().unwrap();
+        let t = validate(TurnInput { id: Some("k".into()), ..input("a", "b") }, 100, 1).unwrap();
+        let tx = store.write().unwrap();
+        assert!(insert(&tx, &t).unwrap());
+        assert!(!insert(&tx, &t).unwrap());
+        tx.commit().unwrap();
+        let n: i64 = store.conn.query_row("SELECT count(*) FROM turns", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 1);
+    }
+}

@@ -1,0 +1,155 @@
+//! `ragger check`: the invariants of design.md, verified with SQL. Each
+//! check is one query that returns offending rows; a healthy database
+//! returns none.
+
+use anyhow::Result;
+use rusqlite::Connection;
+use serde::Serialize;
+
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct Violation {
+    pub check: &'static str,
+    pub detail: String,
+}
+
+/// (name, query returning one text column per violation)
+const CHECKS: &[(&str, &str)] = &[
+    (
+        "duplicate idempotency key",
+        "SELECT 'session ' || session_id || ' key ' || idem_key || ' stored ' || count(*) || ' times'
+         FROM turns WHERE idem_key IS NOT NULL GROUP BY session_id, idem_key HAVING count(*) > 1",
+    ),
+    (
+        "turn without session",
+        "SELECT 'turn ' || t.id FROM turns t LEFT JOIN sessions s ON s.id = t.session_id WHERE s.id IS NULL",
+    ),
+    (
+        "L2 state inconsistent",
+        "SELECT 'turn ' || id || ' state ' || l2_state FROM turns
+         WHERE (l2 IS NULL) <> (l2_state <> 'done') OR (l2 IS NOT NULL AND trim(l2) = '')",
+    ),
+    (
+        "folded turn without L2",
+        "SELECT 'turn ' || id FROM turns WHERE l3_id IS NOT NULL AND l2_state <> 'done'",
+    ),
+    (
+        "turn folded into a foreign summary",
+        "SELECT 'turn ' || t.id || ' -> summary ' || t.l3_id FROM turns t JOIN summaries m ON m.id = t.l3_id
+         WHERE m.level <> 3 OR m.session_id <> t.session_id",
+    ),
+    (
+        "fold position missing",
+        "SELECT 'turn ' || id FROM turns WHERE (l3_id IS NULL) <> (fold_seq IS NULL)",
+    ),
+    (
+        "fold order has gaps",
+        "SELECT 'session ' || s.id || ': ' || count(t.fold_seq) || ' folded turns, positions up to '
+                || coalesce(max(t.fold_seq), 0) || ', next ' || s.next_fold_seq
+         FROM sessions s LEFT JOIN turns t ON t.session_id = s.id AND t.fold_seq IS NOT NULL
+         GROUP BY s.id HAVING count(t.fold_seq) <> coalesce(max(t.fold_seq), 0)
+                           OR s.next_fold_seq <> coalesce(max(t.fold_seq), 0) + 1",
+    ),
+    (
+        "L3 episode range wrong",
+        "SELECT 'summary ' || m.id || ' range ' || m.first_turn_id || '-' || m.last_turn_id
+                || ' (positions ' || m.first_seq || '-' || m.last_seq || ') but holds '
+                || count(t.id) || ' turns at positions ' || coalesce(min(t.fold_seq), '?') || '-' || coalesce(max(t.fold_seq), '?')
+         FROM summaries m LEFT JOIN turns t ON t.l3_id = m.id
+         WHERE m.level = 3
+         GROUP BY m.id
+         HAVING count(t.id) = 0 OR min(t.fold_seq) <> m.first_seq OR max(t.fold_seq) <> m.last_seq
+             OR count(t.id) <> m.last_seq - m.first_seq + 1
+             OR m.first_turn_id <> (SELECT id FROM turns WHERE l3_id = m.id AND fold_seq = m.first_seq)
+             OR m.last_turn_id <> (SELECT id FROM turns WHERE l3_id = m.id AND fold_seq = m.last_seq)",
+    ),
+    (
+        "overlapping episode ranges",
+        "SELECT 'summaries ' || prev_id || ' and ' || id || ' of session ' || session_id FROM (
+            SELECT id, session_id, first_seq,
+                   lag(last_seq) OVER (PARTITION BY session_id ORDER BY first_seq) AS prev_last,
+                   lag(id) OVER (PARTITION BY session_id ORDER BY first_seq) AS prev_id
+            FROM summaries WHERE level = 3)
+         WHERE prev_last IS NOT NULL AND first_seq <= prev_last",
+    ),
+    (
+        "running summary not the latest",
+        "SELECT 'summary ' || m.id || ' is running but summary ' || n.id || ' of the same session is later'
+         FROM summaries m JOIN summaries n ON n.level = 3 AND n.session_id = m.session_id AND n.first_seq > m.first_seq
+         WHERE m.level = 3 AND m.status = 'running'",
+    ),
+    (
+        // A turn captured before a folded turn that it precedes in event
+        // order must itself be folded (unless its L2 failed for good).
+        "turn skipped by the fold",
+        "SELECT 'turn ' || a.id || ' of session ' || a.session_id || ' is unfolded but a later turn is folded'
+         FROM turns a
+         WHERE a.l3_id IS NULL AND a.l2_state <> 'failed'
+           AND EXISTS (SELECT 1 FROM turns b WHERE b.session_id = a.session_id AND b.l3_id IS NOT NULL
+                       AND b.id > a.id AND (b.at > a.at OR (b.at = a.at AND b.id > a.id)))",
+    ),
+    (
+        // Consecutive folds: the later one must not be a turn that was
+        // captured earlier and sorts earlier.
+        "turns folded out of order",
+        "SELECT 'turn ' || id || ' folded after turn ' || prev_id || ' of session ' || session_id FROM (
+            SELECT id, session_id, at,
+                   lag(id) OVER (PARTITION BY session_id ORDER BY fold_seq) AS prev_id,
+                   lag(at) OVER (PARTITION BY session_id ORDER BY fold_seq) AS prev_at
+            FROM turns WHERE fold_seq IS NOT NULL)
+         WHERE prev_id IS NOT NULL AND id < prev_id AND (at < prev_at OR (at = prev_at AND id < prev_id))",
+    ),
+    (
+        "more than one running L3 in a session",
+        "SELECT 'session ' || session_id || ': ' || count(*) FROM summaries
+         WHERE level = 3 AND status = 'running' GROUP BY session_id HAVING count(*) > 1",
+    ),
+    (
+        "more than one running L4 in a project",
+        "SELECT 'project ' || project || ': ' || count(*) FROM summaries
+         WHERE level = 4 AND status = 'running' GROUP BY project HAVING count(*) > 1",
+    ),
+    (
+        "closed session with a running summary",
+        "SELECT 'session ' || s.external_id FROM sessions s JOIN summaries m ON m.session_id = s.id
+         WHERE s.closed_at IS NOT NULL AND m.level = 3 AND m.status = 'running'",
+    ),
+    (
+        "L4 state inconsistent",
+        "SELECT 'summary ' || id || ' l4_state ' || l4_state FROM summaries
+         WHERE level = 3 AND ((l4_state = 'done') <> (l4_id IS NOT NULL)
+                              OR (status = 'running' AND l4_state <> 'none')
+                              OR (status = 'complete' AND project IS NOT NULL AND l4_state = 'none')
+                              OR (project IS NULL AND l4_state <> 'none'))",
+    ),
+    (
+        "L3 folded into a foreign L4",
+        "SELECT 'summary ' || m.id || ' -> ' || m.l4_id FROM summaries m JOIN summaries p ON p.id = m.l4_id
+         WHERE p.level <> 4 OR p.project IS NOT m.project OR m.id < p.first_l3_id OR m.id > p.last_l3_id",
+    ),
+    (
+        "empty summary",
+        "SELECT 'summary ' || id FROM summaries WHERE trim(content) = ''",
+    ),
+    (
+        "vector of a missing row",
+        "SELECT e.kind || ' ' || e.row_id FROM embeddings e
+         WHERE (e.kind = 'l2' AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.id = e.row_id AND t.l2 IS NOT NULL))
+            OR (e.kind = 'summary' AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.id = e.row_id))",
+    ),
+];
+
+pub fn check(conn: &Connection) -> Result<Vec<Violation>> {
+    let mut out = Vec::new();
+    for (name, sql) in CHECKS {
+        let mut stmt = conn.prepare(sql)?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        for row in rows {
+            out.push(Violation { check: name, detail: row? });
+        }
+    }
+    let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+    if ok != "ok" {
+        out.push(Violation { check: "sqlite quick_check", detail: ok });
+    }
+    Ok(out)
+}

@@ -1,0 +1,226 @@
+//! The command line (clap derive). Doc comments here are the help text and
+//! the man pages: write them for users.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ragger",
+    version,
+    about = "Keeps the memory of LLM conversations: turns, session and project summaries, searchable by meaning",
+    long_about = "ragger stores each conversation turn in one SQLite file, summarises turns (L2), \
+sessions (L3) and projects (L4) with a local memory model, and embeds the summaries for search. \
+There is no daemon: cron runs `ragger summarize --once` and `ragger housekeeping`.",
+    after_help = crate::exit::EXIT_STATUS_HELP
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct Global {
+    /// Config file (replaces the user config file)
+    #[arg(long, global = true, env = "RAGGER_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Database file [default: ragger.db in the data folder]
+    #[arg(long, global = true, env = "RAGGER_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Print nothing but errors
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// More output: -v a one-line summary, -vv details and model logs
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Machine-readable JSON on stdout
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// When to use colour
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Store one conversation turn (or JSON Lines from stdin)
+    Capture(CaptureArgs),
+    /// Summarise pending turns: L2, then L3, then L4
+    Summarize(SummarizeArgs),
+    /// Cron entry point: recover orphans, summarise, close idle sessions
+    Housekeeping(HousekeepingArgs),
+    /// Counts of sessions, turns and pending work
+    Status,
+    /// List sessions
+    Sessions(SessionsArgs),
+    /// Show one session: its turns and summaries
+    Show(ShowArgs),
+    /// Search summaries by meaning and keywords
+    Search(SearchArgs),
+    /// Print embeddings of texts as JSON Lines
+    Embed(EmbedArgs),
+    /// Recompute vectors made by another embedding model
+    Reembed(ReembedArgs),
+    /// Verify the database invariants; exit 1 naming any violation
+    Check,
+    /// Check the database, models and runtime
+    Doctor,
+    /// Print or inspect the configuration
+    Config(ConfigArgs),
+    /// Print shell completions to stdout
+    Completions(CompletionsArgs),
+    /// Write man pages (one per subcommand) into a folder
+    #[command(hide = true)]
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug, Default)]
+pub struct CaptureArgs {
+    /// Session id (any string your tool uses)
+    #[arg(long, required_unless_present = "stdin")]
+    pub session: Option<String>,
+    /// Project the session belongs to
+    #[arg(long)]
+    pub project: Option<String>,
+    /// The user's message
+    #[arg(long)]
+    pub user: Option<String>,
+    /// The assistant's reply
+    #[arg(long)]
+    pub assistant: Option<String>,
+    /// Event time, RFC 3339 [default: now]; for backfilling old conversations
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+    /// Idempotency key: the same key in the same session is stored once
+    #[arg(long = "id", value_name = "KEY")]
+    pub id: Option<String>,
+    /// Read JSON Lines from stdin: {"session","project","user","assistant","at","id"}
+    #[arg(long, conflicts_with_all = ["session", "project", "user", "assistant", "at", "id"])]
+    pub stdin: bool,
+    /// Summarise the session right away (loads the memory model)
+    #[arg(long)]
+    pub summarize: bool,
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct SummarizeArgs {
+    /// Run one pass and exit (what cron runs)
+    #[arg(long)]
+    pub once: bool,
+    /// Process at most N items
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Only this session
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Stop taking new work after S seconds
+    #[arg(long, value_name = "S")]
+    pub max_seconds: Option<f64>,
+    /// Print what would be done and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Worker loop: seconds between passes (SIGUSR1 wakes it early)
+    #[arg(long, value_name = "S", default_value_t = 60.0)]
+    pub interval: f64,
+}
+
+#[derive(Args, Debug, Default)]
+pub struct HousekeepingArgs {
+    /// Skip the summarize pass
+    #[arg(long)]
+    pub no_summarize: bool,
+    /// List what would happen and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Args, Debug, Default)]
+pub struct SessionsArgs {
+    /// Only sessions of this project
+    #[arg(long)]
+    pub project: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Session id
+    pub session: String,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// What to look for
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// Number of results
+    #[arg(long, short = 'n', default_value_t = 10)]
+    pub limit: usize,
+    /// Only this level (2 turn, 3 session, 4 project)
+    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=4))]
+    pub level: Option<u8>,
+    /// Only this session
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only this project
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Only summaries updated since TIME (RFC 3339)
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct EmbedArgs {
+    /// Texts to embed
+    pub text: Vec<String>,
+    /// Read texts from stdin, one per line
+    #[arg(long)]
+    pub stdin: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReembedArgs {
+    /// Print how many vectors are stale and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    pub action: ConfigAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigAction {
+    /// Print a commented example config with the defaults
+    Default,
+    /// Print the merged configuration
+    Show,
+    /// Print the config files consulted, in order
+    Path,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// Shell
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Output folder
+    #[arg(long)]
+    pub dir: PathBuf,
+}

@@ -1,0 +1,126 @@
+//! One module per subcommand: each wires input and output and calls into
+//! the library. `run` is the single dispatch point.
+
+pub mod capture;
+pub mod check;
+pub mod completions;
+pub mod config;
+pub mod doctor;
+pub mod embed;
+pub mod housekeeping;
+pub mod man;
+pub mod reembed;
+pub mod search;
+pub mod sessions;
+pub mod show;
+pub mod status;
+pub mod summarize;
+pub mod summarize_plan;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command, Global};
+use crate::config::{Config, Source};
+use crate::embed::EmbedOptions;
+use crate::exit::Exit;
+use crate::paths::Paths;
+use crate::store::Store;
+
+/// What every command gets: flags, paths and the merged config.
+pub struct Ctx {
+    pub global: Global,
+    pub paths: Paths,
+    pub config: Config,
+    pub sources: Vec<Source>,
+}
+
+impl Ctx {
+    pub fn new(global: Global) -> Result<Ctx> {
+        let paths = Paths::from_env()?;
+        let loaded = crate::config::load(&paths, global.config.as_deref())?;
+        Ok(Ctx { global, paths, config: loaded.config, sources: loaded.sources })
+    }
+
+    /// Flag > config > default.
+    pub fn db_path(&self) -> PathBuf {
+        self.global.db.clone().or_else(|| self.config.database.path.clone()).unwrap_or_else(|| self.paths.default_db())
+    }
+
+    pub fn open_store(&self) -> Result<Store> {
+        Store::open(&self.db_path())
+    }
+
+    pub fn json(&self) -> bool {
+        self.global.json
+    }
+    pub fn quiet(&self) -> bool {
+        self.global.quiet
+    }
+    pub fn verbose(&self) -> u8 {
+        if self.global.quiet {
+            0
+        } else {
+            self.global.verbose
+        }
+    }
+
+    /// Progress bars only on a terminal, and never with --quiet or --json.
+    pub fn progress_allowed(&self) -> bool {
+        use std::io::IsTerminal;
+        !self.global.quiet && !self.global.json && std::io::stderr().is_terminal()
+    }
+
+    pub fn embed_options(&self) -> EmbedOptions {
+        let e = &self.config.embedder;
+        EmbedOptions {
+            runtime_path: e.runtime_path.clone(),
+            lib_dir: self.paths.lib(),
+            model_dir: e.model_dir.clone().unwrap_or_else(|| self.paths.default_embedder_dir()),
+            batch_size: e.batch_size,
+            threads: Config::threads(e.threads),
+        }
+    }
+
+    /// A diagnostic line on stderr (not with --quiet).
+    pub fn warn(&self, msg: &str) {
+        if !self.global.quiet {
+            eprintln!("ragger: {msg}");
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<Exit> {
+    // Commands that need no config or database.
+    match &cli.command {
+        Command::Completions(a) => return completions::run(a),
+        Command::Man(a) => return man::run(a),
+        _ => {}
+    }
+    let ctx = Ctx::new(cli.global)?;
+    match cli.command {
+        Command::Capture(a) => capture::run(&ctx, &a),
+        Command::Summarize(a) => summarize::run(&ctx, &a),
+        Command::Housekeeping(a) => housekeeping::run(&ctx, &a),
+        Command::Status => status::run(&ctx),
+        Command::Sessions(a) => sessions::run(&ctx, &a),
+        Command::Show(a) => show::run(&ctx, &a),
+        Command::Search(a) => search::run(&ctx, &a),
+        Command::Embed(a) => embed::run(&ctx, &a),
+        Command::Reembed(a) => reembed::run(&ctx, &a),
+        Command::Check => check::run(&ctx),
+        Command::Doctor => doctor::run(&ctx),
+        Command::Config(a) => config::run(&ctx, &a),
+        Command::Completions(_) | Command::Man(_) => unreachable!(),
+    }
+}
+
+/// Print one JSON value as a line on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}

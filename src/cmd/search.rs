@@ -1,0 +1,142 @@
+//! `ragger search`: hybrid (meaning + keyword) search over summaries.
+//! Falls back to keyword-only, with a warning, when the embedder cannot be
+//! used; loads nothing when the database holds no vector of the current model.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use rusqlite::OptionalExtension;
+
+use crate::cli::SearchArgs;
+use crate::cmd::{print_json, Ctx};
+use crate::embed::{index, Embedder};
+use crate::exit::{fail, Exit};
+use crate::search::{self, Filters, Hit, QueryVector, Weights};
+use crate::store::{fmt_time, parse_time};
+
+pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
+    let text = args.query.join(" ");
+    let since = match &args.since {
+        Some(s) => Some(parse_time(s).map_err(|e| fail(Exit::Usage, e))?),
+        None => None,
+    };
+    let filters = Filters { level: args.level, session: args.session.clone(), project: args.project.clone(), since };
+    let store = ctx.open_store()?;
+    let weights = Weights { vector: ctx.config.search.vector_weight, keyword: ctx.config.search.keyword_weight };
+
+    let started = Instant::now();
+    let query = query_vector(ctx, &store.conn, &text)?;
+    let embed_time = started.elapsed();
+    let qv = query.as_ref().map(|(v, m)| QueryVector { vector: v, model: m });
+    let outcome = search::search(&store.conn, &text, qv, &filters, weights, args.limit)?;
+    if ctx.verbose() > 0 {
+        eprintln!(
+            "ragger: search: query vector {} ms; {} vectors compared in {} ms; {} keyword matches in {} ms",
+            embed_time.as_millis(),
+            outcome.vectors_scanned,
+            outcome.vector_time.as_millis(),
+            outcome.keyword_matches,
+            outcome.keyword_time.as_millis()
+        );
+    }
+    if ctx.json() {
+        print_json(&outcome.hits)?;
+    } else {
+        print!("{}", render(&outcome.hits));
+    }
+    Ok(Exit::Ok)
+}
+
+/// The query's vector and model id, or None for keyword-only search.
+fn query_vector(ctx: &Ctx, conn: &rusqlite::Connection, text: &str) -> Result<Option<(Vec<f32>, String)>> {
+    if !ctx.config.embedder.enabled {
+        return Ok(None);
+    }
+    let opts = ctx.embed_options();
+    let any_vector = || -> Result<bool> {
+        Ok(conn.query_row("SELECT 1 FROM embeddings LIMIT 1", [], |_| Ok(())).optional()?.is_some())
+    };
+    let Some(model) = index::model_id_for(&opts) else {
+        if any_vector()? {
+            ctx.warn(&format!(
+                "embedder model missing in {}; searching by keyword only (run scripts/fetch-models.sh)",
+                opts.model_dir.display()
+            ));
+        }
+        return Ok(None);
+    };
+    let has_current =
+        conn.query_row("SELECT 1 FROM embeddings WHERE model = ?1 LIMIT 1", [&model], |_| Ok(())).optional()?.is_some();
+    if !has_current {
+        if any_vector()? {
+            ctx.warn("the stored vectors were made by another embedding model; searching by keyword only (run `ragger reembed`)");
+        }
+        return Ok(None);
+    }
+    let vector = Embedder::load(&opts).and_then(|mut e| e.embed(&[text]));
+    match vector {
+        Ok(mut v) => Ok(v.pop().map(|v| (v, model))),
+        Err(e) => {
+            ctx.warn(&format!("{e}; searching by keyword only"));
+            Ok(None)
+        }
+    }
+}
+
+/// One block per result: a header line (score, level, session, episode
+/// range, time, project) and the text indented below it.
+fn render(hits: &[Hit]) -> String {
+    let session_w = hits.iter().map(|h| h.session.as_deref().unwrap_or("-").len()).max().unwrap_or(1);
+    let range_w = hits.iter().map(|h| h.episode_range.as_deref().unwrap_or("-").len()).max().unwrap_or(1);
+    let mut out = String::new();
+    for (i, h) in hits.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut header = format!(
+            "{:.3}  L{}  {:<session_w$}  {:<range_w$}  {}",
+            h.score,
+            h.level,
+            h.session.as_deref().unwrap_or("-"),
+            h.episode_range.as_deref().unwrap_or("-"),
+            fmt_time(h.at),
+        );
+        if let Some(p) = &h.project {
+            header.push_str("  ");
+            header.push_str(p);
+        }
+        out.push_str(header.trim_end());
+        out.push('\n');
+        for line in h.content.lines() {
+            out.push_str("    ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_aligns_headers_and_indents_text() {
+        let hit = |id: i64, session: &str, range: &str| Hit {
+            id,
+            level: 3,
+            session: Some(session.into()),
+            project: None,
+            episode_range: Some(range.into()),
+            score: 0.5,
+            content: "line one\nline two".into(),
+            at: 0,
+        };
+        let text = render(&[hit(1, "long-session", "1-9"), hit(2, "s", "10-120")]);
+        assert_eq!(
+            text,
+            "0.500  L3  long-session  1-9     1970-01-01T00:00:00Z\n    line one\n    line two\n\n\
+             0.500  L3  s             10-120  1970-01-01T00:00:00Z\n    line one\n    line two\n"
+        );
+    }
+}

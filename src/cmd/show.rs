@@ -1,0 +1,47 @@
+//! `ragger show SESSION`: the turns in order, then the summaries.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::cli::ShowArgs;
+use crate::cmd::{print_json, Ctx};
+use crate::exit::{fail, Exit};
+
+pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
+    let store = ctx.open_store()?;
+    let Some(view) = crate::inspect::show(&store.conn, &args.session)? else {
+        return Err(fail(Exit::Failed, format!("no session {:?} in {}", args.session, store.path.display())));
+    };
+    if ctx.json() {
+        print_json(&view)?;
+        return Ok(Exit::Ok);
+    }
+    let mut out = std::io::stdout().lock();
+    let project = view.project.as_deref().map(|p| format!(" (project {p})")).unwrap_or_default();
+    writeln!(out, "session {}{project}, {}", view.session, if view.open { "open" } else { "closed" })?;
+    writeln!(out)?;
+    for t in &view.turns {
+        writeln!(out, "turn {}  {}  [{}]", t.id, t.at, t.state)?;
+        writeln!(out, "  user:      {}", one_line(&t.user, 160))?;
+        writeln!(out, "  assistant: {}", one_line(&t.assistant, 160))?;
+        if let Some(l2) = &t.l2 {
+            writeln!(out, "  L2:        {l2}")?;
+        }
+    }
+    if !view.summaries.is_empty() {
+        writeln!(out)?;
+    }
+    for s in &view.summaries {
+        let range = s.episode_range.as_deref().unwrap_or("-");
+        let of = if s.level == 3 { "turns" } else { "L3 rows" };
+        writeln!(out, "L{} summary {}  [{}]  {of} {range}", s.level, s.id, s.status)?;
+        writeln!(out, "  {}", s.content)?;
+    }
+    Ok(Exit::Ok)
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    crate::llm::truncate_for_message(&flat, max)
+}

@@ -1,0 +1,41 @@
+//! `ragger status`: counts of sessions, turns and pending work.
+
+use anyhow::Result;
+
+use crate::cmd::{print_json, Ctx};
+use crate::exit::Exit;
+
+pub fn run(ctx: &Ctx) -> Result<Exit> {
+    let store = ctx.open_store()?;
+    let model = crate::embed::index::model_id_for(&ctx.embed_options());
+    let unembedded = crate::embed::index::count_unembedded(&store.conn, model.as_deref())?;
+    let s = crate::status::status(&store.conn, unembedded)?;
+    if ctx.json() {
+        return print_json(&s).map(|_| Exit::Ok);
+    }
+    let last = match &s.last_run {
+        None => "never".to_string(),
+        Some(r) => format!("{} ({})", r.started, r.outcome.as_deref().unwrap_or("running or killed")),
+    };
+    let oldest = s.oldest_pending_seconds.map(|x| format!("{x} s")).unwrap_or_else(|| "-".into());
+    let rows: [(&str, String); 12] = [
+        ("sessions open", s.sessions_open.to_string()),
+        ("sessions closed", s.sessions_closed.to_string()),
+        ("turns", s.turns.to_string()),
+        ("pending L2", s.pending_l2.to_string()),
+        ("pending L3", s.pending_l3.to_string()),
+        ("pending L4", s.pending_l4.to_string()),
+        ("summaries running", s.summaries_running.to_string()),
+        ("summaries complete", s.summaries_complete.to_string()),
+        ("failed", s.failed.to_string()),
+        ("unembedded", s.unembedded.to_string()),
+        ("oldest pending", oldest),
+        ("last run", last),
+    ];
+    let mut out = String::new();
+    for (k, v) in rows {
+        out.push_str(&format!("{k:<20}{v}\n"));
+    }
+    print!("{out}");
+    Ok(Exit::Ok)
+}

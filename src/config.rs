@@ -1,0 +1,338 @@
+//! Configuration: TOML, layered defaults < /etc/ragger/config.toml < user
+//! file < RAGGER_* environment < flags. Unknown keys are errors that name
+//! the file and the key.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::exit::{fail, Exit};
+use crate::paths::Paths;
+
+/// The commented example config; `ragger config default` prints it and
+/// `packaging/config.example.toml` is the same text (a test checks).
+pub const EXAMPLE: &str = include_str!("../packaging/config.example.toml");
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub database: Database,
+    pub memory_model: MemoryModelConfig,
+    pub embedder: EmbedderConfig,
+    pub summaries: Summaries,
+    pub housekeeping: Housekeeping,
+    pub capture: Capture,
+    pub search: Search,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Database {
+    /// Empty: `ragger.db` in the data folder.
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    #[default]
+    Local,
+    Openai,
+    Ollama,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Local => "local",
+            Backend::Openai => "openai",
+            Backend::Ollama => "ollama",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryModelConfig {
+    pub backend: Backend,
+    /// Base URL of an HTTP backend: `http://127.0.0.1:8080/v1` (openai) or
+    /// `http://127.0.0.1:11434` (ollama).
+    pub url: String,
+    /// Model name sent to an HTTP backend.
+    pub model: String,
+    /// GGUF file for the local backend; empty: the default in the data folder.
+    pub model_path: Option<PathBuf>,
+    /// Name of the environment variable that holds the API key.
+    pub api_key_env: Option<String>,
+    pub timeout_seconds: u64,
+    pub retries: u32,
+    /// Concurrent L2 calls (HTTP backends).
+    pub parallel: usize,
+    /// Local backend threads; 0: the number of cores.
+    pub threads: usize,
+    pub context_tokens: u32,
+    pub seed: u32,
+    /// Failed calls per item before it is marked failed.
+    pub max_attempts: u32,
+}
+
+impl Default for MemoryModelConfig {
+    fn default() -> Self {
+        MemoryModelConfig {
+            backend: Backend::Local,
+            url: "http://127.0.0.1:8080/v1".into(),
+            model: String::new(),
+            model_path: None,
+            api_key_env: None,
+            timeout_seconds: 120,
+            retries: 2,
+            parallel: 1,
+            threads: 0,
+            context_tokens: 4096,
+            seed: 42,
+            max_attempts: 3,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmbedderConfig {
+    /// false: summaries stay unembedded and search is keyword-only.
+    pub enabled: bool,
+    /// libonnxruntime shared library; empty: ORT_DYLIB_PATH, then the data folder.
+    pub runtime_path: Option<PathBuf>,
+    /// Folder with model.onnx and tokenizer.json; empty: the data folder's.
+    pub model_dir: Option<PathBuf>,
+    pub batch_size: usize,
+    /// Intra-op threads; 0: the number of cores.
+    pub threads: usize,
+}
+
+impl Default for EmbedderConfig {
+    fn default() -> Self {
+        EmbedderConfig { enabled: true, runtime_path: None, model_dir: None, batch_size: 32, threads: 0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fold {
+    #[default]
+    EveryTurn,
+    Threshold,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Summaries {
+    pub fold: Fold,
+    pub threshold_tokens: u64,
+    pub min_episodes: u64,
+    pub max_summary_tokens: u64,
+    pub max_input_chars: usize,
+    pub temperature: f32,
+    pub max_tokens: u32,
+}
+
+impl Default for Summaries {
+    fn default() -> Self {
+        Summaries {
+            fold: Fold::EveryTurn,
+            threshold_tokens: 200,
+            min_episodes: 5,
+            max_summary_tokens: 800,
+            max_input_chars: 3000,
+            temperature: 0.2,
+            max_tokens: 500,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Housekeeping {
+    pub summary_pause_minutes: u64,
+}
+
+impl Default for Housekeeping {
+    fn default() -> Self {
+        Housekeeping { summary_pause_minutes: 20 }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Capture {
+    pub max_field_bytes: usize,
+}
+
+impl Default for Capture {
+    fn default() -> Self {
+        Capture { max_field_bytes: 1 << 20 }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Search {
+    pub vector_weight: f64,
+    pub keyword_weight: f64,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Search { vector_weight: 0.7, keyword_weight: 0.3 }
+    }
+}
+
+/// Where a config layer came from, for `ragger config path`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Source {
+    pub path: PathBuf,
+    pub exists: bool,
+}
+
+/// The merged config and the files that were consulted.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub config: Config,
+    pub sources: Vec<Source>,
+}
+
+pub const SYSTEM_FILE: &str = "/etc/ragger/config.toml";
+
+/// Load the layers. `explicit` is `--config`/`RAGGER_CONFIG`; when given it
+/// replaces the user file and must exist.
+pub fn load(paths: &Paths, explicit: Option<&Path>) -> Result<Loaded> {
+    let mut merged = toml::Table::new();
+    let mut sources = Vec::new();
+    let system = std::env::var_os("RAGGER_SYSTEM_CONFIG")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(SYSTEM_FILE));
+    let user = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => paths.config_file(),
+    };
+    for (path, required) in [(system, false), (user, explicit.is_some())] {
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let table: toml::Table = toml::from_str(&text)
+                    .map_err(|e| fail(Exit::Config, format!("{}: {}", path.display(), one_line(&e.to_string()))))?;
+                // Validate the layer on its own so an unknown key names its file.
+                validate(&table, &path)?;
+                merge(&mut merged, table);
+                sources.push(Source { path, exists: true });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
+                sources.push(Source { path, exists: false });
+            }
+            Err(e) => return Err(fail(Exit::Config, format!("cannot read config file {}: {e}", path.display()))),
+        }
+    }
+    apply_env(&mut merged)?;
+    let config: Config = Config::deserialize(toml::Value::Table(merged))
+        .map_err(|e| fail(Exit::Config, format!("environment: {}", one_line(&e.to_string()))))?;
+    check(&config)?;
+    Ok(Loaded { config, sources })
+}
+
+/// Parse a config text on its own (used by tests and `config show`).
+pub fn parse(text: &str, origin: &Path) -> Result<Config> {
+    let table: toml::Table = toml::from_str(text)
+        .map_err(|e| fail(Exit::Config, format!("{}: {}", origin.display(), one_line(&e.to_string()))))?;
+    validate(&table, origin)?;
+    Ok(Config::deserialize(toml::Value::Table(table)).expect("validated"))
+}
+
+fn validate(table: &toml::Table, path: &Path) -> Result<()> {
+    Config::deserialize(toml::Value::Table(table.clone()))
+        .map_err(|e| fail(Exit::Config, format!("{}: {}", path.display(), one_line(&e.to_string()))))?;
+    Ok(())
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn merge(into: &mut toml::Table, from: toml::Table) {
+    for (k, v) in from {
+        match (into.get_mut(&k), v) {
+            (Some(toml::Value::Table(a)), toml::Value::Table(b)) => merge(a, b),
+            (_, v) => {
+                into.insert(k, v);
+            }
+        }
+    }
+}
+
+/// `RAGGER_<SECTION>__<KEY>=value` sets any key (e.g.
+/// `RAGGER_MEMORY_MODEL__BACKEND=openai`); values parse as TOML scalars,
+/// falling back to a string. Empty variables count as unset.
+fn apply_env(table: &mut toml::Table) -> Result<()> {
+    for (name, value) in std::env::vars() {
+        let Some(rest) = name.strip_prefix("RAGGER_") else { continue };
+        let Some((section, key)) = rest.split_once("__") else { continue };
+        if value.is_empty() {
+            continue;
+        }
+        let section = section.to_ascii_lowercase();
+        let key = key.to_ascii_lowercase();
+        let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or(toml::Value::String(value.clone()));
+        let entry = table.entry(section.clone()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        match entry {
+            toml::Value::Table(t) => {
+                t.insert(key.clone(), parsed);
+            }
+            _ => return Err(fail(Exit::Config, format!("{name}: [{section}] is not a section"))),
+        }
+        let probe: toml::Table = [(section.clone(), table[&section].clone())].into_iter().collect();
+        Config::deserialize(toml::Value::Table(probe))
+            .map_err(|e| fail(Exit::Config, format!("environment variable {name}: {}", one_line(&e.to_string()))))?;
+    }
+    Ok(())
+}
+
+fn check(c: &Config) -> Result<()> {
+    let bad = |m: &str| Err(fail(Exit::Config, m.to_string()));
+    if c.memory_model.parallel == 0 {
+        return bad("[memory_model] parallel must be at least 1");
+    }
+    if c.memory_model.max_attempts == 0 {
+        return bad("[memory_model] max_attempts must be at least 1");
+    }
+    if c.embedder.batch_size == 0 {
+        return bad("[embedder] batch_size must be at least 1");
+    }
+    if c.summaries.max_input_chars < 200 {
+        return bad("[summaries] max_input_chars must be at least 200");
+    }
+    if !(0.0..=2.0).contains(&c.summaries.temperature) {
+        return bad("[summaries] temperature must be between 0 and 2");
+    }
+    if c.memory_model.backend != Backend::Local && c.memory_model.url.is_empty() {
+        return bad("[memory_model] url is required for the openai and ollama backends");
+    }
+    Ok(())
+}
+
+impl Config {
+    /// Threads for a component: 0 means the number of cores.
+    pub fn threads(n: usize) -> usize {
+        if n > 0 {
+            n
+        } else {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        }
+    }
+}
+
+/// Read a config file for `config show` with context.
+pub fn read_file(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}

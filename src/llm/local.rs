@@ -1,0 +1,386 @@
+//! The `local` memory model: a GGUF model run in-process with llama.cpp
+//! (through `llama-cpp-2`), so summarizing needs no server.
+//!
+//! Nothing is loaded until the first [`MemoryModel::generate`]; the model and
+//! one context are then kept for every later call of the process. The
+//! context's KV cache keeps the previous prompt, so a call whose prompt
+//! starts like the last one (the same instructions) only evaluates the rest.
+
+use std::fs::File;
+use std::io::Read;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::ChatTemplateError;
+
+use super::{MemoryModel, Message, ModelError, Reply, Request, Role, Usage};
+
+/// Every GGUF file starts with these four bytes.
+const GGUF_MAGIC: &[u8; 4] = b"GGUF";
+
+/// Settings of the local backend, already resolved from the configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalOptions {
+    /// The GGUF file.
+    pub model_path: PathBuf,
+    /// Threads for prompt evaluation and generation (at least 1).
+    pub threads: usize,
+    /// Context size: prompt plus reply must fit in it.
+    pub context_tokens: u32,
+    /// Seed of the sampler when the temperature is above 0.
+    pub seed: u32,
+    /// Let llama.cpp log to stderr. The first model loaded in a process
+    /// decides, since llama.cpp's logger is process-wide.
+    pub verbose_log: bool,
+}
+
+/// A GGUF model run in-process; cheap to create, loaded on first use.
+pub struct LocalModel {
+    opts: LocalOptions,
+    engine: Mutex<Option<Engine>>,
+}
+
+/// The loaded model, its context and what the context's cache holds.
+struct Engine {
+    // Declared before `model` so that it is dropped first: the context points
+    // into the model.
+    ctx: LlamaContext<'static>,
+    model: Box<LlamaModel>,
+    template: LlamaChatTemplate,
+    /// Tokens whose keys and values are in the cache (sequence 0), in order.
+    cached: Vec<LlamaToken>,
+    load_time: Duration,
+}
+
+impl LocalModel {
+    /// Store the options; nothing is read or loaded.
+    pub fn new(opts: LocalOptions) -> Self {
+        LocalModel { opts, engine: Mutex::new(None) }
+    }
+
+    pub fn options(&self) -> &LocalOptions {
+        &self.opts
+    }
+
+    /// Load the model now unless it is loaded already (otherwise the first
+    /// `generate` does it). For benchmarks and `doctor`.
+    pub fn load(&self) -> Result<(), ModelError> {
+        self.engine().map(drop)
+    }
+
+    /// How long loading the model and creating its context took, once loaded.
+    pub fn load_time(&self) -> Option<Duration> {
+        self.lock().as_ref().map(|e| e.load_time)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<Engine>> {
+        // A panic while generating leaves at worst a stale cache record; the
+        // next call forgets it (see `Engine::run`).
+        self.engine.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn engine(&self) -> Result<MutexGuard<'_, Option<Engine>>, ModelError> {
+        let mut guard = self.lock();
+        if guard.is_none() {
+            *guard = Some(Engine::load(&self.opts)?);
+        }
+        Ok(guard)
+    }
+}
+
+impl MemoryModel for LocalModel {
+    fn describe(&self) -> String {
+        format!("local {} (threads {})", self.opts.model_path.display(), self.opts.threads)
+    }
+
+    fn model_id(&self) -> String {
+        let name = self.opts.model_path.file_name().unwrap_or(self.opts.model_path.as_os_str());
+        format!("local:{}", name.to_string_lossy())
+    }
+
+    fn preflight(&self) -> Result<(), ModelError> {
+        check_gguf_file(&self.opts.model_path)
+    }
+
+    fn generate(&self, req: &Request) -> Result<Reply, ModelError> {
+        let mut guard = self.engine()?;
+        let engine = guard.as_mut().expect("engine() leaves a loaded engine");
+        engine.run(req, self.opts.seed)
+    }
+}
+
+/// The file exists, is readable and starts with the GGUF magic.
+fn check_gguf_file(path: &Path) -> Result<(), ModelError> {
+    let unavailable = |what: String| ModelError::Unavailable(format!("GGUF model {}: {what}", path.display()));
+    let mut file = File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => unavailable(
+            "file not found (scripts/fetch-models.sh fetches the default model; \
+             [memory_model] model_path chooses another)"
+                .into(),
+        ),
+        _ => unavailable(format!("cannot open: {e}")),
+    })?;
+    if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        return Err(unavailable("is a directory, not a GGUF file".into()));
+    }
+    let mut magic = [0u8; 4];
+    match file.read_exact(&mut magic) {
+        Ok(()) if &magic == GGUF_MAGIC => Ok(()),
+        Ok(()) => Err(unavailable("not a GGUF file (wrong magic bytes)".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            Err(unavailable("not a GGUF file (too short)".into()))
+        }
+        Err(e) => Err(unavailable(format!("cannot read: {e}"))),
+    }
+}
+
+/// llama.cpp's global state: initialised once per process, never freed.
+fn backend(verbose_log: bool) -> Result<&'static LlamaBackend, ModelError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            let mut backend = LlamaBackend::init().map_err(|e| e.to_string())?;
+            if !verbose_log {
+                backend.void_logs();
+            }
+            Ok(backend)
+        })
+        .as_ref()
+        .map_err(|e| ModelError::Unavailable(format!("cannot initialise llama.cpp: {e}")))
+}
+
+impl Engine {
+    fn load(opts: &LocalOptions) -> Result<Engine, ModelError> {
+        // Also keeps llama.cpp from being handed a missing path, which it
+        // asserts on in debug builds.
+        check_gguf_file(&opts.model_path)?;
+        let started = Instant::now();
+        let backend = backend(opts.verbose_log)?;
+        let path = &opts.model_path;
+        let unavailable = |what: String| ModelError::Unavailable(format!("GGUF model {}: {what}", path.display()));
+
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| unavailable(format!("llama.cpp cannot load it, corrupt or unsupported? ({e})")))?;
+        let model = Box::new(model);
+
+        // A GGUF without a template gets ChatML, as llama.cpp's server does.
+        let template = match model.chat_template(None) {
+            Ok(t) => t,
+            Err(ChatTemplateError::MissingTemplate) => LlamaChatTemplate::new("chatml").expect("no NUL"),
+            Err(e) => return Err(unavailable(format!("unreadable chat template: {e}"))),
+        };
+
+        let threads = i32::try_from(opts.threads.max(1)).unwrap_or(i32::MAX);
+        let n_ctx = opts.context_tokens.max(16);
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(n_ctx))
+            // The whole prompt goes in one batch; llama.cpp splits it into
+            // micro-batches of n_ubatch itself.
+            .with_n_batch(n_ctx)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+        let ctx = model
+            .new_context(backend, params)
+            .map_err(|e| unavailable(format!("cannot create a context of {n_ctx} tokens: {e}")))?;
+        // SAFETY: the context refers to the model, which lives on the heap in
+        // `Engine::model` at a fixed address for as long as the engine, and
+        // `ctx` is declared before `model` so it is dropped first. The
+        // lifetime is only a marker (the context holds a raw pointer).
+        let ctx = unsafe { std::mem::transmute::<LlamaContext<'_>, LlamaContext<'static>>(ctx) };
+
+        let engine = Engine { ctx, model, template, cached: Vec::new(), load_time: Duration::ZERO };
+        // Fail at load time, not on every item, when llama.cpp does not know
+        // the model's template.
+        engine.prompt(&[Message::user("hello")])?;
+        Ok(Engine { load_time: started.elapsed(), ..engine })
+    }
+
+    /// The chat rendered with the model's template, ready for the reply.
+    fn prompt(&self, messages: &[Message]) -> Result<String, ModelError> {
+        let chat = messages
+            .iter()
+            .map(|m| {
+                let role = match m.role {
+                    Role::System => "system",
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                };
+                // A NUL byte cannot cross into C; nothing meaningful is lost.
+                LlamaChatMessage::new(role.into(), m.content.replace('\0', ""))
+                    .map_err(|e| ModelError::BadReply(format!("cannot build the chat: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.model.apply_chat_template(&self.template, &chat, true).map_err(|e| {
+            ModelError::Refused(format!("llama.cpp cannot apply this model's chat template ({e}); choose another GGUF"))
+        })
+    }
+
+    fn run(&mut self, req: &Request, seed: u32) -> Result<Reply, ModelError> {
+        let prompt = self.prompt(&req.messages)?;
+        let vocab = self.model.vocab();
+        // `add_special` adds BOS when the model wants one; a template that
+        // writes BOS itself would then give two.
+        let mut tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        if tokens.len() >= 2 && tokens[0] == vocab.bos() && tokens[1] == vocab.bos() {
+            tokens.remove(0);
+        }
+        let n_prompt = tokens.len();
+        let n_ctx = self.ctx.n_ctx() as usize;
+        let max_tokens = req.max_tokens as usize;
+        if n_prompt == 0 {
+            return Err(ModelError::BadReply("the prompt is empty".into()));
+        }
+        if n_prompt + max_tokens > n_ctx {
+            return Err(ModelError::BadReply(format!(
+                "prompt of {n_prompt} tokens plus max_tokens {max_tokens} exceeds the context of \
+                 {n_ctx} tokens (raise [memory_model] context_tokens or lower max_input_chars)"
+            )));
+        }
+
+        // Reuse the cached prefix; at least the last prompt token is
+        // evaluated again, for its logits.
+        let mut keep = common_prefix(&self.cached, &tokens).min(n_prompt - 1);
+        // Forgotten until this call succeeds, so a failure leaves no stale record.
+        self.cached.clear();
+        if self.ctx.kv_cache_seq_rm(0, Some(keep as u32), None).is_err() {
+            self.ctx.clear_kv_cache();
+            keep = 0;
+        }
+        self.evaluate(tokens, keep, req, seed)
+    }
+
+    /// Evaluate `tokens[from..]` (the cache holds `tokens[..from]`), then
+    /// sample the reply.
+    fn evaluate(
+        &mut self,
+        mut tokens: Vec<LlamaToken>,
+        from: usize,
+        req: &Request,
+        seed: u32,
+    ) -> Result<Reply, ModelError> {
+        let decode_error = |e| ModelError::BadReply(format!("llama.cpp failed to evaluate the prompt: {e}"));
+        let n_prompt = tokens.len();
+        let n_batch = (self.ctx.n_batch() as usize).max(1);
+        let mut batch = LlamaBatch::new(n_batch, 1);
+        for start in (from..n_prompt).step_by(n_batch) {
+            batch.clear();
+            let end = (start + n_batch).min(n_prompt);
+            for (pos, &token) in tokens.iter().enumerate().take(end).skip(start) {
+                batch
+                    .add(token, pos as i32, &[0], pos + 1 == n_prompt)
+                    .map_err(|e| ModelError::BadReply(format!("cannot fill a batch: {e}")))?;
+            }
+            self.ctx.decode(&mut batch).map_err(decode_error)?;
+        }
+
+        let mut sampler = if req.temperature <= 0.0 {
+            LlamaSampler::greedy()
+        } else {
+            LlamaSampler::chain_simple([LlamaSampler::temp(req.temperature), LlamaSampler::dist(seed)])
+        };
+        let vocab = self.model.vocab();
+        let max_tokens = req.max_tokens as usize;
+        let mut text: Vec<u8> = Vec::new();
+        let mut generated = 0usize;
+        let mut logits_at = batch.n_tokens() - 1;
+        while generated < max_tokens {
+            let token = sampler.sample(&self.ctx, logits_at);
+            if vocab.is_eog(token) {
+                break;
+            }
+            generated += 1;
+            // Special tokens are rendered so that leaked template tokens
+            // reach the reply cleaner rather than vanish mid-text.
+            text.extend_from_slice(&vocab.token_to_piece(token, true, None));
+            if let Some(at) = find_stop(&text, &req.stop) {
+                text.truncate(at);
+                break;
+            }
+            if generated == max_tokens {
+                break;
+            }
+            batch.clear();
+            batch
+                .add(token, tokens.len() as i32, &[0], true)
+                .map_err(|e| ModelError::BadReply(format!("cannot fill a batch: {e}")))?;
+            self.ctx
+                .decode(&mut batch)
+                .map_err(|e| ModelError::BadReply(format!("llama.cpp failed during generation: {e}")))?;
+            tokens.push(token);
+            logits_at = 0;
+        }
+        self.cached = tokens;
+
+        Ok(Reply {
+            text: String::from_utf8_lossy(&text).into_owned(),
+            usage: Usage { prompt_tokens: Some(n_prompt as u32), completion_tokens: Some(generated as u32) },
+        })
+    }
+}
+
+/// Length of the common prefix of two token lists.
+fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// Byte offset of the earliest stop string in `text`, if any occurs.
+fn find_stop(text: &[u8], stops: &[String]) -> Option<usize> {
+    stops.iter().filter(|s| !s.is_empty()).filter_map(|s| text.windows(s.len()).position(|w| w == s.as_bytes())).min()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_stop_returns_the_earliest_match() {
+        let stops = vec!["\n\n".to_string(), "END".to_string(), String::new()];
+        assert_eq!(find_stop(b"one END two\n\n", &stops), Some(4));
+        assert_eq!(find_stop(b"nothing here", &stops), None);
+        assert_eq!(find_stop(b"", &stops), None);
+    }
+
+    #[test]
+    fn model_id_and_describe_name_the_file() {
+        let m = LocalModel::new(LocalOptions {
+            model_path: PathBuf::from("/data/models/Small.Q4.gguf"),
+            threads: 2,
+            context_tokens: 4096,
+            seed: 1,
+            verbose_log: false,
+        });
+        assert_eq!(m.model_id(), "local:Small.Q4.gguf");
+        assert_eq!(m.describe(), "local /data/models/Small.Q4.gguf (threads 2)");
+        assert!(m.load_time().is_none());
+    }
+
+    #[test]
+    fn preflight_rejects_missing_and_non_gguf_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("absent.gguf");
+        let err = check_gguf_file(&missing).unwrap_err();
+        assert!(matches!(&err, ModelError::Unavailable(m) if m.contains("absent.gguf")), "{err}");
+
+        let junk = dir.path().join("junk.gguf");
+        std::fs::write(&junk, b"not a model at all").unwrap();
+        assert!(matches!(check_gguf_file(&junk), Err(ModelError::Unavailable(_))));
+
+        let short = dir.path().join("short.gguf");
+        std::fs::write(&short, b"GG").unwrap();
+        assert!(matches!(check_gguf_file(&short), Err(ModelError::Unavailable(_))));
+
+        let good = dir.path().join("header.gguf");
+        std::fs::write(&good, b"GGUF\x03\0\0\0").unwrap();
+        assert_eq!(check_gguf_file(&good), Ok(()));
+    }
+}

@@ -1,0 +1,55 @@
+//! Where ragger keeps its files: XDG base directories via `directories`.
+//! data: database, models, runtime library; config: config.toml;
+//! state: the run lock.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+
+/// File name of the default local memory model inside `models/`.
+pub const DEFAULT_GGUF: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// Folder name of the default embedder inside `models/`.
+pub const DEFAULT_EMBEDDER_DIR: &str = "all-MiniLM-L6-v2";
+
+#[derive(Clone, Debug)]
+pub struct Paths {
+    pub data: PathBuf,
+    pub config: PathBuf,
+    pub state: PathBuf,
+}
+
+impl Paths {
+    pub fn from_env() -> Result<Paths> {
+        let dirs = directories::ProjectDirs::from("", "", "ragger")
+            .ok_or_else(|| anyhow!("cannot find a home directory (set HOME or the XDG_* variables)"))?;
+        let data = dirs.data_dir().to_path_buf();
+        let state = dirs.state_dir().map(Path::to_path_buf).unwrap_or_else(|| data.join("state"));
+        Ok(Paths { data, config: dirs.config_dir().to_path_buf(), state })
+    }
+
+    pub fn config_file(&self) -> PathBuf {
+        self.config.join("config.toml")
+    }
+    pub fn default_db(&self) -> PathBuf {
+        self.data.join("ragger.db")
+    }
+    pub fn models(&self) -> PathBuf {
+        self.data.join("models")
+    }
+    pub fn default_gguf(&self) -> PathBuf {
+        self.models().join(DEFAULT_GGUF)
+    }
+    pub fn default_embedder_dir(&self) -> PathBuf {
+        self.models().join(DEFAULT_EMBEDDER_DIR)
+    }
+    /// Folder searched for `libonnxruntime.so*` after the config and ORT_DYLIB_PATH.
+    pub fn lib(&self) -> PathBuf {
+        self.data.join("lib")
+    }
+}
+
+/// Create a folder (and parents) with mode 0700.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}

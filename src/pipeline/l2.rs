@@ -1,0 +1,113 @@
+//! L2: one sentence per turn. Independent turns may run concurrently
+//! (`[memory_model] parallel`); each result is committed on its own.
+
+use anyhow::Result;
+use rusqlite::params;
+
+use super::prompts;
+use super::queue::{self, L2Item, Skip, Table};
+use super::{ModelSlot, PassOptions, Report, Step};
+use crate::llm::{complete, MemoryModel, ModelError, Reply, Request};
+use crate::store::{estimate_tokens, now_ms, Store};
+
+pub fn step(
+    store: &mut Store,
+    slot: &mut ModelSlot<'_>,
+    opts: &PassOptions,
+    session: Option<i64>,
+    n: usize,
+    skip: &mut Skip,
+    report: &mut Report,
+) -> Result<Step> {
+    let items = queue::pending_l2(&store.conn, &opts.owner, session, n, skip)?;
+    if items.is_empty() {
+        return Ok(Step::Idle);
+    }
+    // Load and preflight before claiming anything: a dead model touches no item.
+    let model = match slot.get() {
+        Ok(m) => m,
+        Err(e) => return Ok(Step::Stop(e)),
+    };
+    let ids: Vec<i64> = items.iter().map(|i| i.id).collect();
+    let claimed = queue::claim(store, Table::Turns, &ids, &opts.owner)?;
+    let items: Vec<L2Item> = items.into_iter().filter(|i| claimed.contains(&i.id)).collect();
+    if items.is_empty() {
+        return Ok(Step::Done(0));
+    }
+    let results = call_all(model, &items, opts);
+    let model_id = model.model_id();
+    let mut stop = None;
+    let mut done = 0;
+    for (item, result) in items.iter().zip(results) {
+        match result {
+            Ok(reply) => {
+                if commit(store, item.id, &reply, &opts.owner, &model_id)? {
+                    report.l2 += 1;
+                }
+                done += 1;
+            }
+            Err(ModelError::BadReply(why)) => {
+                count_attempt(store, item, &why, opts)?;
+                skip.turns.insert(item.id);
+                report.failed += 1;
+                done += 1;
+            }
+            Err(e) => {
+                queue::release(store, Table::Turns, &[item.id], &opts.owner)?;
+                stop.get_or_insert(e);
+            }
+        }
+    }
+    Ok(match stop {
+        Some(e) => Step::Stop(e),
+        None => Step::Done(done),
+    })
+}
+
+fn request(item: &L2Item, opts: &PassOptions) -> Request {
+    Request {
+        messages: prompts::turn_summary(&item.user, &item.assistant, opts.summaries.max_input_chars),
+        temperature: opts.summaries.temperature,
+        max_tokens: opts.summaries.max_tokens.min(200),
+        stop: vec![],
+    }
+}
+
+fn call_all(model: &dyn MemoryModel, items: &[L2Item], opts: &PassOptions) -> Vec<Result<Reply, ModelError>> {
+    if items.len() == 1 {
+        return vec![complete(model, &request(&items[0], opts))];
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items.iter().map(|item| s.spawn(move || complete(model, &request(item, opts)))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(ModelError::BadReply("model call panicked".into()))))
+            .collect()
+    })
+}
+
+/// Compare-and-set: only a turn still pending and claimed by us takes the L2.
+fn commit(store: &mut Store, id: i64, reply: &Reply, owner: &str, model_id: &str) -> Result<bool> {
+    let tx = store.write()?;
+    let n = tx.execute(
+        "UPDATE turns SET l2 = ?1, l2_state = 'done', l2_tokens = ?2, l2_model = ?3, l2_prompt_version = ?4,
+                l2_at = ?5, last_error = NULL, lease_owner = NULL, lease_expires = NULL
+         WHERE id = ?6 AND l2_state = 'pending' AND lease_owner = ?7",
+        params![reply.text, estimate_tokens(&reply.text), model_id, prompts::L2_VERSION, now_ms(), id, owner],
+    )?;
+    tx.commit()?;
+    Ok(n == 1)
+}
+
+fn count_attempt(store: &mut Store, item: &L2Item, why: &str, opts: &PassOptions) -> Result<()> {
+    let tx = store.write()?;
+    tx.execute(
+        "UPDATE turns SET attempts = attempts + 1, last_error = ?2,
+                l2_state = CASE WHEN attempts + 1 >= ?3 THEN 'failed' ELSE l2_state END,
+                lease_owner = NULL, lease_expires = NULL
+         WHERE id = ?1 AND l2_state = 'pending' AND lease_owner = ?4",
+        params![item.id, why, opts.max_attempts, opts.owner],
+    )?;
+    tx.commit()?;
+    Ok(())
+}

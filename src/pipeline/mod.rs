@@ -1,0 +1,208 @@
+//! The summarization pass: L2 turn summaries, L3 session folds, L4 project
+//! folds, drained in a fixed priority order. The work queue is derived from
+//! the database state; claims are leases; results are committed with a
+//! compare-and-set in one short transaction, never across a model call.
+
+pub mod fold;
+pub mod l2;
+pub mod prompts;
+pub mod queue;
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::config::{Fold, Summaries};
+use crate::llm::{MemoryModel, ModelError};
+use crate::signals::Flags;
+use crate::store::Store;
+
+/// The kinds of work, in the order a pass takes them. Change the order here
+/// (and only here) to change the pipeline's priorities.
+pub const PRIORITY: [Level; 3] = [Level::L2, Level::L3, Level::L4];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    L2,
+    L3,
+    L4,
+}
+
+/// How long a claim is valid when no pass holds the run lock to recover it.
+pub const LEASE: Duration = Duration::from_secs(15 * 60);
+
+#[derive(Clone, Debug)]
+pub struct PassOptions {
+    /// Lease owner of this process.
+    pub owner: String,
+    pub limit: Option<u64>,
+    /// Restrict to one session (external id).
+    pub session: Option<String>,
+    /// Stop taking new work at this instant.
+    pub deadline: Option<Instant>,
+    pub summaries: Summaries,
+    pub max_attempts: u32,
+    pub parallel: usize,
+    /// Sessions idle this long are folded regardless of the threshold gate.
+    pub pause_ms: i64,
+}
+
+impl PassOptions {
+    pub fn new(owner: String, summaries: Summaries) -> Self {
+        PassOptions {
+            owner,
+            limit: None,
+            session: None,
+            deadline: None,
+            summaries,
+            max_attempts: 3,
+            parallel: 1,
+            pause_ms: 20 * 60_000,
+        }
+    }
+    fn threshold(&self) -> bool {
+        self.summaries.fold == Fold::Threshold
+    }
+}
+
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct Report {
+    pub l2: u64,
+    pub l3_folds: u64,
+    pub topic_shifts: u64,
+    pub l4_folds: u64,
+    /// Items that failed in this pass (bad replies; each counted an attempt).
+    pub failed: u64,
+    /// Work left when the pass stopped.
+    pub remaining: u64,
+    pub seconds: f64,
+    pub embedded: u64,
+}
+
+impl Report {
+    pub fn items(&self) -> u64 {
+        self.l2 + self.l3_folds + self.l4_folds + self.failed
+    }
+}
+
+/// Why a pass stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    /// The model is unavailable (exit 69) or refused (exit 78).
+    Model(ModelError),
+    Interrupted,
+}
+
+/// The memory model, created (and preflighted) at the first call of a run.
+pub struct ModelSlot<'a> {
+    make: Box<dyn FnMut() -> Result<Box<dyn MemoryModel>, ModelError> + 'a>,
+    model: Option<Box<dyn MemoryModel>>,
+    /// How many times a model was created (0 when the run had no work).
+    pub loads: u32,
+}
+
+impl<'a> ModelSlot<'a> {
+    pub fn new(make: impl FnMut() -> Result<Box<dyn MemoryModel>, ModelError> + 'a) -> Self {
+        ModelSlot { make: Box::new(make), model: None, loads: 0 }
+    }
+    pub fn get(&mut self) -> Result<&dyn MemoryModel, ModelError> {
+        if self.model.is_none() {
+            let m = (self.make)()?;
+            m.preflight()?;
+            self.loads += 1;
+            self.model = Some(m);
+        }
+        Ok(self.model.as_deref().expect("just set"))
+    }
+    pub fn loaded(&self) -> Option<&dyn MemoryModel> {
+        self.model.as_deref()
+    }
+}
+
+/// Clear every claim: called by a pass that holds the run lock, which
+/// proves no other pass is alive. Returns how many claims were recovered.
+pub fn recover_orphans(store: &mut Store) -> Result<u64> {
+    let tx = store.write()?;
+    let a =
+        tx.execute("UPDATE turns SET lease_owner = NULL, lease_expires = NULL WHERE lease_owner IS NOT NULL", [])?;
+    let b =
+        tx.execute("UPDATE summaries SET lease_owner = NULL, lease_expires = NULL WHERE lease_owner IS NOT NULL", [])?;
+    tx.commit()?;
+    Ok((a + b) as u64)
+}
+
+/// Called after each item with the level done.
+pub type OnItem<'p> = &'p mut dyn FnMut(Level);
+
+/// Run one pass: take work in [`PRIORITY`] order until none is left, the
+/// limit or deadline is reached, or a signal asks to stop.
+pub fn run_pass(
+    store: &mut Store,
+    slot: &mut ModelSlot<'_>,
+    opts: &PassOptions,
+    flags: &Flags,
+    on_item: OnItem<'_>,
+) -> Result<(Report, Option<Stop>)> {
+    let started = Instant::now();
+    let mut report = Report::default();
+    let mut skip = queue::Skip::default();
+    let session_id = match &opts.session {
+        Some(ext) => match queue::session_id(&store.conn, ext)? {
+            Some(id) => Some(id),
+            None => return Ok((report, None)),
+        },
+        None => None,
+    };
+    let mut stop = None;
+    'pass: loop {
+        if flags.stopped() {
+            stop = Some(Stop::Interrupted);
+            break;
+        }
+        if opts.deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let budget = opts.limit.map(|l| l.saturating_sub(report.items()));
+        if budget == Some(0) {
+            break;
+        }
+        for level in PRIORITY {
+            let outcome = match level {
+                Level::L2 => {
+                    let n = opts.parallel.min(budget.unwrap_or(u64::MAX) as usize).max(1);
+                    l2::step(store, slot, opts, session_id, n, &mut skip, &mut report)?
+                }
+                Level::L3 => fold::l3_step(store, slot, opts, session_id, &mut skip, &mut report)?,
+                Level::L4 => fold::l4_step(store, slot, opts, session_id, &mut skip, &mut report)?,
+            };
+            match outcome {
+                Step::Idle => continue,
+                Step::Done(n) => {
+                    for _ in 0..n {
+                        on_item(level);
+                    }
+                    continue 'pass;
+                }
+                Step::Stop(e) => {
+                    stop = Some(Stop::Model(e));
+                    break 'pass;
+                }
+            }
+        }
+        break; // no level had work
+    }
+    report.remaining = queue::remaining(&store.conn, session_id)?;
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok((report, stop))
+}
+
+/// What one step did.
+pub enum Step {
+    /// No work at this level.
+    Idle,
+    /// Processed this many items (successes or counted failures).
+    Done(u64),
+    /// The model is unavailable or refused: stop the pass.
+    Stop(ModelError),
+}

@@ -1,0 +1,160 @@
+//! The one shared SQLite file: opening it (pragmas, permissions,
+//! migrations) and the small helpers every command uses.
+
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use crate::exit::{fail, Exit};
+use crate::paths::create_private_dir;
+
+/// How long a writer waits for another process's transaction.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub struct Store {
+    pub conn: Connection,
+    pub path: PathBuf,
+}
+
+impl Store {
+    /// Open (creating if needed) and migrate.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.exists() {
+                create_private_dir(dir).with_context(|| format!("creating folder {}", dir.display()))?;
+            }
+        }
+        let existed = path.exists();
+        if !existed {
+            // Create the file 0600 before SQLite does (it would use the umask).
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(path)
+                .with_context(|| format!("creating database {}", path.display()))?;
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .with_context(|| format!("opening database {}", path.display()))?;
+        let store = Store { conn, path: path.to_path_buf() };
+        store.configure().with_context(|| format!("database {}", path.display()))?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// An in-memory database for unit tests.
+    pub fn memory() -> Result<Store> {
+        let store = Store { conn: Connection::open_in_memory()?, path: PathBuf::from(":memory:") };
+        store.configure()?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn configure(&self) -> Result<()> {
+        // busy_timeout first: the journal-mode switch itself may need to wait.
+        self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        let mode: String = self.conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(classify)?;
+        if mode != "wal" && mode != "memory" {
+            anyhow::bail!("cannot switch to WAL journal mode (got {mode})");
+        }
+        self.conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;").map_err(classify)?;
+        Ok(())
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let known = schema::MIGRATIONS.len() as i64;
+        let current: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(classify)
+            .with_context(|| format!("reading database {}", self.path.display()))?;
+        if current > known {
+            return Err(fail(
+                Exit::Config,
+                format!(
+                    "database {} has schema version {current}, newer than this ragger understands ({known}); upgrade ragger or point --db at another file",
+                    self.path.display()
+                ),
+            ));
+        }
+        if current == known {
+            return Ok(());
+        }
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        // Re-read inside the write lock: another process may have migrated.
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current as usize) {
+            tx.execute_batch(sql).with_context(|| format!("applying migration {}", i + 1))?;
+        }
+        tx.execute_batch(&format!("PRAGMA user_version = {known}"))?;
+        tx.commit().with_context(|| format!("migrating database {}", self.path.display()))?;
+        Ok(())
+    }
+
+    /// A short write transaction (`BEGIN IMMEDIATE`).
+    pub fn write(&mut self) -> Result<rusqlite::Transaction<'_>> {
+        Ok(self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(classify)?)
+    }
+}
+
+/// Turn low-level SQLite failures into errors with a useful exit code and hint.
+pub fn classify(e: rusqlite::Error) -> anyhow::Error {
+    use rusqlite::ErrorCode;
+    if let rusqlite::Error::SqliteFailure(f, _) = &e {
+        let hint = match f.code {
+            ErrorCode::NotADatabase => Some("the file is not a SQLite database (or is corrupt)"),
+            ErrorCode::DatabaseCorrupt => Some("the database is corrupt; restore a backup"),
+            ErrorCode::ReadOnly => Some("the database is read-only; check file and folder permissions"),
+            ErrorCode::DiskFull => Some("the disk is full; nothing was written"),
+            ErrorCode::CannotOpen => Some("cannot open the database file"),
+            _ => None,
+        };
+        if let Some(h) = hint {
+            return anyhow::Error::new(e).context(h.to_string());
+        }
+    }
+    anyhow::Error::new(e)
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// RFC 3339 (UTC, seconds) for a millisecond timestamp.
+pub fn fmt_time(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_default()
+}
+
+/// Parse RFC 3339 into milliseconds.
+pub fn parse_time(s: &str) -> std::result::Result<i64, String> {
+    chrono::DateTime::parse_from_rfc3339(s.trim())
+        .map(|t| t.timestamp_millis())
+        .map_err(|e| format!("invalid time {s:?} (want RFC 3339, e.g. 2026-11-29T20:00:00Z): {e}"))
+}
+
+/// A cheap token estimate (about four bytes a token for English text).
+pub fn estimate_tokens(text: &str) -> i64 {
+    (text.len() as i64 + 3) / 4
+}
+
+/// Encode a vector as little-endian f32 bytes.
+pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Decode a little-endian f32 blob.
+pub fn blob_to_vector(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}

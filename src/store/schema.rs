@@ -1,0 +1,151 @@
+//! The schema, as append-only migrations keyed by `PRAGMA user_version`.
+//! Never edit a migration that has shipped; add a new one.
+//!
+//! Times are integer milliseconds since the Unix epoch (UTC).
+//!
+//! The invariants of design.md are checkable with SQL over these tables
+//! (see `check.rs`):
+//! - a turn is unique per (session, idempotency key);
+//! - `turns.l2` is written once (state pending → done);
+//! - `turns.l3_id` names the one L3 row a turn was folded into, and
+//!   `turns.fold_seq` its position in the session's fold order; an L3 row's
+//!   episode covers a contiguous run of fold_seq values;
+//! - a partial unique index allows one running L3 per session and one
+//!   running L4 per project.
+
+pub const MIGRATIONS: &[&str] = &[
+    // 1: initial schema
+    r#"
+CREATE TABLE sessions (
+    id           INTEGER PRIMARY KEY,
+    external_id  TEXT NOT NULL UNIQUE,
+    project      TEXT,
+    first_at     INTEGER NOT NULL,          -- earliest turn event time
+    last_at      INTEGER NOT NULL,          -- latest turn event time
+    closed_at    INTEGER,                   -- set when housekeeping closes it
+    created_at   INTEGER NOT NULL,
+    tokens       INTEGER NOT NULL DEFAULT 0,        -- total token estimate of its turns
+    next_fold_seq INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX sessions_open ON sessions(last_at) WHERE closed_at IS NULL;
+
+CREATE TABLE summaries (
+    id             INTEGER PRIMARY KEY,
+    level          INTEGER NOT NULL CHECK (level IN (3, 4)),
+    session_id     INTEGER REFERENCES sessions(id),   -- level 3
+    project        TEXT,                              -- level 4 (and L3's project, copied)
+    status         TEXT NOT NULL CHECK (status IN ('running', 'complete')),
+    content        TEXT NOT NULL,
+    tokens         INTEGER NOT NULL,
+    first_turn_id  INTEGER,                           -- level 3: episode range
+    last_turn_id   INTEGER,
+    first_seq      INTEGER,                           -- level 3: fold_seq range
+    last_seq       INTEGER,
+    first_l3_id    INTEGER,                           -- level 4: folded L3 range
+    last_l3_id     INTEGER,
+    version        INTEGER NOT NULL DEFAULT 1,        -- compare-and-set
+    model          TEXT NOT NULL,
+    prompt_version INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL,
+    completed_at   INTEGER,
+    l4_id          INTEGER REFERENCES summaries(id),  -- level 3: folded into this L4
+    l4_state       TEXT NOT NULL DEFAULT 'none' CHECK (l4_state IN ('none', 'pending', 'done', 'failed')),
+    attempts       INTEGER NOT NULL DEFAULT 0,        -- level 3: failed L4 folds
+    last_error     TEXT,
+    lease_owner    TEXT,
+    lease_expires  INTEGER,
+    CHECK ((level = 3 AND session_id IS NOT NULL) OR (level = 4 AND project IS NOT NULL))
+);
+CREATE UNIQUE INDEX one_running_l3 ON summaries(session_id) WHERE level = 3 AND status = 'running';
+CREATE UNIQUE INDEX one_running_l4 ON summaries(project) WHERE level = 4 AND status = 'running';
+CREATE INDEX summaries_session ON summaries(session_id, id);
+CREATE INDEX summaries_l4_pending ON summaries(id) WHERE l4_state = 'pending';
+CREATE INDEX summaries_leased ON summaries(lease_owner) WHERE lease_owner IS NOT NULL;
+
+CREATE TABLE turns (
+    id             INTEGER PRIMARY KEY,
+    session_id     INTEGER NOT NULL REFERENCES sessions(id),
+    idem_key       TEXT,
+    at             INTEGER NOT NULL,                  -- event time
+    captured_at    INTEGER NOT NULL,
+    user_text      TEXT NOT NULL,
+    assistant_text TEXT NOT NULL,
+    tokens         INTEGER NOT NULL,                  -- estimate of user + assistant
+    l2             TEXT,
+    l2_state       TEXT NOT NULL DEFAULT 'pending' CHECK (l2_state IN ('pending', 'done', 'failed')),
+    l2_tokens      INTEGER,
+    l2_model       TEXT,
+    l2_prompt_version INTEGER,
+    l2_at          INTEGER,
+    attempts       INTEGER NOT NULL DEFAULT 0,        -- failed L2 calls
+    fold_attempts  INTEGER NOT NULL DEFAULT 0,        -- failed L3 folds (then folded without the model)
+    last_error     TEXT,
+    lease_owner    TEXT,
+    lease_expires  INTEGER,
+    l3_id          INTEGER REFERENCES summaries(id),  -- folded into
+    fold_seq       INTEGER,                           -- position in the session's fold order
+    UNIQUE (session_id, idem_key),
+    UNIQUE (session_id, fold_seq),
+    CHECK ((l2 IS NULL) = (l2_state <> 'done')),
+    CHECK (l3_id IS NULL OR l2_state = 'done')
+);
+CREATE INDEX turns_session_at ON turns(session_id, at, id);
+CREATE INDEX turns_pending_l2 ON turns(id) WHERE l2_state = 'pending';
+CREATE INDEX turns_unfolded ON turns(session_id, at, id) WHERE l3_id IS NULL;
+CREATE INDEX turns_leased ON turns(lease_owner) WHERE lease_owner IS NOT NULL;
+CREATE INDEX turns_l3 ON turns(l3_id);
+
+-- One vector per embedded row. `kind` 'l2' points at turns.id, 'summary'
+-- at summaries.id; `version` is the summary version that was embedded (1
+-- for L2), so a running summary that changed is re-embedded.
+CREATE TABLE embeddings (
+    kind       TEXT NOT NULL CHECK (kind IN ('l2', 'summary')),
+    row_id     INTEGER NOT NULL,
+    version    INTEGER NOT NULL,
+    model      TEXT NOT NULL,
+    dim        INTEGER NOT NULL,
+    vector     BLOB NOT NULL,                        -- little-endian f32 × dim
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (kind, row_id)
+) WITHOUT ROWID;
+
+-- Keyword search (external content, kept by triggers).
+CREATE VIRTUAL TABLE l2_fts USING fts5(l2, content='turns', content_rowid='id');
+CREATE TRIGGER turns_l2_fts_ins AFTER UPDATE OF l2 ON turns
+    WHEN new.l2 IS NOT NULL AND old.l2 IS NULL
+BEGIN
+    INSERT INTO l2_fts(rowid, l2) VALUES (new.id, new.l2);
+END;
+CREATE TRIGGER turns_l2_fts_del AFTER DELETE ON turns WHEN old.l2 IS NOT NULL
+BEGIN
+    INSERT INTO l2_fts(l2_fts, rowid, l2) VALUES ('delete', old.id, old.l2);
+END;
+
+CREATE VIRTUAL TABLE summaries_fts USING fts5(content, content='summaries', content_rowid='id');
+CREATE TRIGGER summaries_fts_ins AFTER INSERT ON summaries
+BEGIN
+    INSERT INTO summaries_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER summaries_fts_upd AFTER UPDATE OF content ON summaries
+BEGIN
+    INSERT INTO summaries_fts(summaries_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO summaries_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER summaries_fts_del AFTER DELETE ON summaries
+BEGIN
+    INSERT INTO summaries_fts(summaries_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+
+-- One row per pass (summarize, housekeeping), for `status`.
+CREATE TABLE runs (
+    id         INTEGER PRIMARY KEY,
+    kind       TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    started    INTEGER NOT NULL,
+    finished   INTEGER,
+    outcome    TEXT,                                  -- ok | failed | unavailable | interrupted
+    counts     TEXT                                   -- JSON
+);
+"#,
+];

@@ -1,0 +1,176 @@
+//! `ragger housekeeping`: idle closing, late turns, orphan recovery, the
+//! lag warning, and the lock.
+
+use std::time::Duration;
+
+use crate::support::{minutes_ago, Action, Env, FakeServer};
+
+fn server() -> FakeServer {
+    FakeServer::start(|r| {
+        if r.system().contains("one-sentence") {
+            Action::text("The user asked something.")
+        } else {
+            Action::text("They talked about one thing.")
+        }
+    })
+}
+
+fn open_state(env: &Env, session: &str) -> bool {
+    env.show(session)["open"].as_bool().unwrap()
+}
+
+#[test]
+fn sessions_idle_past_the_pause_close_and_others_stay_open() {
+    let s = server();
+    let env = Env::new().with_server(&s);
+    env.capture("old", "a", "b", &["--at", &minutes_ago(21)]).ok();
+    env.capture("recent", "a", "b", &["--at", &minutes_ago(19)]).ok();
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!(r["closed_sessions"], 1);
+    assert_eq!(r["summarized"]["l2"], 2);
+    assert!(!open_state(&env, "old"));
+    assert!(open_state(&env, "recent"));
+    let old = env.show("old");
+    assert_eq!(old["summaries"][0]["status"], "complete", "closing completes the running L3");
+    assert_eq!(env.show("recent")["summaries"][0]["status"], "running");
+    env.assert_check();
+}
+
+#[test]
+fn housekeeping_is_silent_on_success() {
+    let s = server();
+    let env = Env::new().with_server(&s);
+    env.capture("old", "a", "b", &["--at", &minutes_ago(30)]).ok();
+    let r = env.run(&["housekeeping"]).ok();
+    assert_eq!(r.stdout, "");
+    assert_eq!(r.stderr, "");
+    let r = env.run(&["housekeeping", "-v"]).ok();
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
+
+#[test]
+fn pending_work_is_folded_before_a_session_closes_and_blocks_closing_if_it_cannot_be() {
+    let env = Env::new().with_config(
+        "[memory_model]\nbackend = \"openai\"\nurl = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\ntimeout_seconds = 1\nretries = 0",
+    );
+    env.capture("old", "a", "b", &["--at", &minutes_ago(30)]).ok();
+    env.run(&["housekeeping"]).code(69);
+    assert!(open_state(&env, "old"), "unsummarized turns keep the session open");
+    env.run(&["housekeeping", "--no-summarize"]).ok();
+    assert!(open_state(&env, "old"));
+    // With a model, the same run folds the turn and then closes the session.
+    let s = server();
+    let env2 = Env { dir: env.dir, config: String::new(), extra_env: vec![] }.with_server(&s);
+    env2.run(&["housekeeping"]).ok();
+    assert!(!open_state(&env2, "old"));
+    assert_eq!(env2.show("old")["turns"][0]["state"], "folded");
+    env2.assert_check();
+}
+
+#[test]
+fn a_late_turn_reopens_the_session_with_a_new_running_summary() {
+    let s = server();
+    let env = Env::new().with_server(&s);
+    env.capture("s", "a", "b", &["--at", &minutes_ago(40)]).ok();
+    env.run(&["housekeeping"]).ok();
+    assert!(!open_state(&env, "s"));
+    env.capture("s", "back again", "b", &[]).ok();
+    assert!(open_state(&env, "s"));
+    env.run(&["summarize", "--once"]).ok();
+    let show = env.show("s");
+    let statuses: Vec<&str> =
+        show["summaries"].as_array().unwrap().iter().map(|s| s["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["complete", "running"]);
+    env.assert_check();
+}
+
+#[test]
+fn backfilled_turns_are_ordered_by_event_time() {
+    let s = server();
+    let env = Env::new().with_server(&s);
+    env.capture("s", "third", "x", &["--at", &minutes_ago(10)]).ok();
+    env.capture("s", "first", "x", &["--at", &minutes_ago(50)]).ok();
+    env.capture("s", "second", "x", &["--at", &minutes_ago(30)]).ok();
+    env.run(&["summarize", "--once"]).ok();
+    let seq: Vec<(String, i64)> = {
+        let conn = env.sql();
+        let mut st = conn.prepare("SELECT user_text, fold_seq FROM turns ORDER BY fold_seq").unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(|r| r.unwrap()).collect()
+    };
+    assert_eq!(seq, vec![("first".into(), 1), ("second".into(), 2), ("third".into(), 3)]);
+    env.assert_check();
+}
+
+#[test]
+fn orphaned_claims_of_a_killed_pass_are_recovered_at_once() {
+    let slow = FakeServer::start(|r| if r.is_chat() { Action::Hang } else { Action::text("") });
+    let env = Env::new().with_server(&slow);
+    env.capture("s", "a", "b", &["--at", &minutes_ago(30)]).ok();
+    let mut child = env.command(&["summarize", "--once"]).spawn().unwrap();
+    let t0 = std::time::Instant::now();
+    while slow.chat_requests().is_empty() && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let leased: Option<String> = env.sql().query_row("SELECT lease_owner FROM turns", [], |r| r.get(0)).unwrap();
+    assert!(leased.is_some(), "the killed pass held a claim");
+    let s = server();
+    let env2 = Env { dir: env.dir, config: String::new(), extra_env: vec![] }.with_server(&s);
+    let r = env2.run(&["housekeeping", "--json"]).ok().json();
+    assert!(r["recovered"].as_u64().unwrap() >= 1, "{r}");
+    assert_eq!(r["closed_sessions"], 1);
+    env2.assert_check();
+}
+
+#[test]
+fn housekeeping_exits_75_while_a_pass_holds_the_lock() {
+    let slow = FakeServer::start(|_| Action::delayed(Duration::from_secs(2), Action::text("The user asked.")));
+    let env = Env::new().with_server(&slow);
+    env.capture("s", "a", "b", &[]).ok();
+    let mut first = env.command(&["summarize", "--once"]).spawn().unwrap();
+    let t0 = std::time::Instant::now();
+    while slow.chat_requests().is_empty() && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    env.run(&["housekeeping"]).code(75);
+    first.wait().unwrap();
+}
+
+#[test]
+fn dry_run_lists_what_would_happen_and_writes_nothing() {
+    let s = server();
+    let env = Env::new().with_server(&s);
+    env.capture("old", "a", "b", &["--at", &minutes_ago(30)]).ok();
+    let r = env.run(&["housekeeping", "--dry-run"]).ok();
+    assert!(r.stdout.contains("would close session old after folding its 1 pending turn(s)"), "{}", r.stdout);
+    assert_eq!(s.count(), 0);
+    assert!(open_state(&env, "old"));
+    assert_eq!(env.status()["pending_l2"], 1);
+    let runs: i64 = env.sql().query_row("SELECT count(*) FROM runs", [], |r| r.get(0)).unwrap();
+    assert_eq!(runs, 0);
+}
+
+#[test]
+fn capture_warns_when_the_pipeline_lags_and_q_silences_it() {
+    let env = Env::new().with_config("[housekeeping]\nsummary_pause_minutes = 1");
+    env.capture("s", "a", "b", &[]).ok();
+    // Make the pending turn look captured 5 minutes ago (> 3 pauses).
+    env.sql().execute("UPDATE turns SET captured_at = captured_at - 300000", []).unwrap();
+    let r = env.capture("s", "c", "d", &[]).ok();
+    assert!(r.stderr.contains("warning") && r.stderr.contains("housekeeping"), "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1);
+    let r = env.capture("s", "e", "f", &["-q"]).ok();
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn capture_warns_when_the_last_pass_failed() {
+    let env = Env::new().with_config(
+        "[memory_model]\nbackend = \"openai\"\nurl = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\ntimeout_seconds = 1\nretries = 0",
+    );
+    env.capture("s", "a", "b", &[]).ok();
+    env.run(&["summarize", "--once"]).code(69);
+    let r = env.capture("s", "c", "d", &[]).ok();
+    assert!(r.stderr.contains("unavailable"), "{}", r.stderr);
+}

@@ -1,0 +1,157 @@
+//! The `local` memory model against the real SmolLM2 GGUF (fetched by
+//! scripts/fetch-models.sh into the data folder, or named by
+//! `RAGGER_TEST_GGUF`). A missing model fails these tests: the local backend
+//! is the default and must be exercised for real.
+#![cfg(feature = "local")]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use ragger::llm::local::{LocalModel, LocalOptions};
+use ragger::llm::{complete, Message, MemoryModel, ModelError, Request};
+use ragger::paths::Paths;
+
+fn gguf() -> PathBuf {
+    let path = match std::env::var_os("RAGGER_TEST_GGUF").filter(|v| !v.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None => Paths::from_env().expect("data folder").default_gguf(),
+    };
+    assert!(
+        path.is_file(),
+        "test model {} is missing: run scripts/fetch-models.sh (or set RAGGER_TEST_GGUF)",
+        path.display()
+    );
+    path
+}
+
+fn options(model_path: PathBuf) -> LocalOptions {
+    LocalOptions {
+        model_path,
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        context_tokens: 2048,
+        seed: 7,
+        verbose_log: false,
+    }
+}
+
+/// One model for the whole test binary, loaded once; calls are serialised
+/// by the model itself.
+fn shared() -> &'static LocalModel {
+    static MODEL: OnceLock<LocalModel> = OnceLock::new();
+    MODEL.get_or_init(|| LocalModel::new(options(gguf())))
+}
+
+fn summary_request(temperature: f32, max_tokens: u32) -> Request {
+    Request {
+        messages: vec![
+            Message::system("You write one-sentence summaries of conversation turns."),
+            Message::user(
+                "Summarize this turn in one sentence, in the third person.\n\n\
+                 User: How do I list the files in a folder with Python?\n\n\
+                 Assistant: Use os.listdir(path), or pathlib.Path(path).iterdir() for Path \
+                 objects.\n\nOne-sentence summary:",
+            ),
+        ],
+        temperature,
+        max_tokens,
+        stop: Vec::new(),
+    }
+}
+
+#[test]
+fn completion_is_non_empty_and_cleaned() {
+    let reply = complete(shared(), &summary_request(0.0, 60)).expect("completion");
+    assert!(!reply.text.trim().is_empty());
+    assert!(!reply.text.contains("<|im_end|>") && !reply.text.contains("<|im_start|>"), "{:?}", reply.text);
+    let usage = reply.usage;
+    assert!(usage.prompt_tokens.unwrap() > 20, "{usage:?}");
+    assert!(usage.completion_tokens.unwrap() >= 1, "{usage:?}");
+}
+
+#[test]
+fn temperature_zero_is_deterministic_across_calls_and_loads() {
+    let req = summary_request(0.0, 40);
+    let first = shared().generate(&req).expect("first");
+    // The second call reuses the cached prompt prefix; the answer must not change.
+    let second = shared().generate(&req).expect("second");
+    assert_eq!(first.text, second.text);
+    let fresh = LocalModel::new(options(gguf())).generate(&req).expect("fresh model");
+    assert_eq!(first.text, fresh.text);
+}
+
+#[test]
+fn same_seed_gives_the_same_sample() {
+    let req = summary_request(0.8, 30);
+    let a = shared().generate(&req).expect("a");
+    let b = shared().generate(&req).expect("b");
+    assert_eq!(a.text, b.text);
+}
+
+#[test]
+fn max_tokens_is_respected() {
+    for max in [1, 5] {
+        let reply = shared().generate(&summary_request(0.0, max)).expect("reply");
+        let n = reply.usage.completion_tokens.unwrap();
+        assert!(n <= max, "{n} tokens for max_tokens {max}");
+    }
+}
+
+#[test]
+fn generation_stops_at_a_stop_string() {
+    let mut req = summary_request(0.0, 60);
+    req.stop = vec![" ".to_string()];
+    let reply = shared().generate(&req).expect("reply");
+    assert!(!reply.text.contains(' '), "{:?}", reply.text);
+}
+
+#[test]
+fn too_long_prompt_is_a_bad_reply_and_the_model_still_works() {
+    let mut req = summary_request(0.0, 40);
+    req.messages[1].content = "memory ".repeat(3000);
+    match shared().generate(&req) {
+        Err(ModelError::BadReply(m)) => assert!(m.contains("exceeds the context of 2048"), "{m}"),
+        other => panic!("expected a bad reply, got {other:?}"),
+    }
+    assert!(shared().generate(&summary_request(0.0, 10)).is_ok());
+}
+
+#[test]
+fn missing_file_is_unavailable_and_names_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nowhere.gguf");
+    let model = LocalModel::new(options(path.clone()));
+    for result in [model.preflight().map(drop), model.generate(&summary_request(0.0, 5)).map(drop)] {
+        match result {
+            Err(ModelError::Unavailable(m)) => assert!(m.contains(&path.display().to_string()), "{m}"),
+            other => panic!("expected unavailable, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn corrupt_file_is_unavailable() {
+    let dir = tempfile::tempdir().unwrap();
+    // Random bytes, and a file with the right magic but garbage after it
+    // (which gets past preflight to llama.cpp's own loader).
+    let random: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let mut magic = b"GGUF".to_vec();
+    magic.extend_from_slice(&random);
+    for (name, bytes) in [("random.gguf", random), ("magic.gguf", magic)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let model = LocalModel::new(options(path.clone()));
+        match model.generate(&summary_request(0.0, 5)) {
+            Err(ModelError::Unavailable(m)) => assert!(m.contains(name), "{m}"),
+            other => panic!("{name}: expected unavailable, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn nothing_is_loaded_before_the_first_call() {
+    let model = LocalModel::new(options(gguf()));
+    model.preflight().expect("preflight");
+    assert!(model.load_time().is_none());
+    let id = model.model_id();
+    assert!(id.starts_with("local:") && id.ends_with(".gguf"), "{id}");
+}
