@@ -59,11 +59,18 @@ impl Ctx {
     pub fn quiet(&self) -> bool {
         self.global.quiet
     }
+    /// `-v` count; without flags, `RAGGER_LOG` (info = 1, debug/trace = 2).
     pub fn verbose(&self) -> u8 {
         if self.global.quiet {
-            0
-        } else {
-            self.global.verbose
+            return 0;
+        }
+        if self.global.verbose > 0 {
+            return self.global.verbose;
+        }
+        match std::env::var("RAGGER_LOG").unwrap_or_default().to_ascii_lowercase().as_str() {
+            "info" => 1,
+            "debug" | "trace" => 2,
+            _ => 0,
         }
     }
 

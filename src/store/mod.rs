@@ -102,7 +102,7 @@ impl Store {
 
     /// A short write transaction (`BEGIN IMMEDIATE`).
     pub fn write(&mut self) -> Result<rusqlite::Transaction<'_>> {
-        Ok(self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(classify)?)
+        self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(classify)
     }
 }
 
