@@ -58,19 +58,15 @@ pub fn status(conn: &Connection, unembedded: i64) -> Result<Status> {
     })
 }
 
-/// Capture time of the oldest turn still waiting for its L2 or its fold.
+/// Capture time of the oldest turn still waiting for its L2 or its fold
+/// (one row of a partial index, whatever the size of the database).
 pub fn oldest_pending_ms(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    let l2: Option<i64> = conn
-        .query_row("SELECT captured_at FROM turns WHERE l2_state = 'pending' ORDER BY id LIMIT 1", [], |r| r.get(0))
-        .optional()?;
-    let l3: Option<i64> =
-        conn.query_row("SELECT min(captured_at) FROM turns WHERE l3_id IS NULL AND l2_state = 'done'", [], |r| {
-            r.get(0)
-        })?;
-    Ok(match (l2, l3) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    })
+    conn.query_row(
+        "SELECT captured_at FROM turns WHERE l3_id IS NULL AND l2_state <> 'failed' ORDER BY id LIMIT 1",
+        [],
+        |r| r.get(0),
+    )
+    .optional()
 }
 
 fn last_run(conn: &Connection) -> rusqlite::Result<Option<LastRun>> {

@@ -113,7 +113,7 @@ pub fn l3_step(
     report: &mut Report,
 ) -> Result<Step> {
     loop {
-        let candidates = queue::sessions_to_fold(&store.conn, session, skip, 8)?;
+        let candidates = queue::sessions_to_fold(&store.conn, session, &mut *skip, 8)?;
         if candidates.is_empty() {
             return Ok(Step::Idle);
         }

@@ -16,6 +16,9 @@ pub struct Skip {
     pub turns: HashSet<i64>,
     pub sessions: HashSet<i64>,
     pub l3_rows: HashSet<i64>,
+    /// Where the scan for sessions to fold resumes, so sessions passed over
+    /// (gated, blocked, failed) are not read again on every step.
+    pub session_cursor: i64,
 }
 
 pub fn session_id(conn: &Connection, external: &str) -> rusqlite::Result<Option<i64>> {
@@ -57,16 +60,36 @@ pub fn pending_l2(conn: &Connection, owner: &str, session: Option<i64>, n: usize
     Ok(out)
 }
 
-/// Sessions with L2s waiting to be folded, oldest first.
-pub fn sessions_to_fold(conn: &Connection, session: Option<i64>, skip: &Skip, n: usize) -> Result<Vec<i64>> {
+/// Sessions with L2s waiting to be folded, by id, from the skip cursor on.
+/// When the scan reaches the end it starts over once (new work may have
+/// appeared below the cursor); an empty result means no session is ready.
+pub fn sessions_to_fold(conn: &Connection, session: Option<i64>, skip: &mut Skip, n: usize) -> Result<Vec<i64>> {
     let mut stmt = conn.prepare_cached(
         "SELECT DISTINCT session_id FROM turns
-         WHERE l3_id IS NULL AND l2_state = 'done' AND (?1 IS NULL OR session_id = ?1)
-         LIMIT ?2",
+         WHERE l3_id IS NULL AND l2_state = 'done' AND session_id >= ?3 AND (?1 IS NULL OR session_id = ?1)
+         ORDER BY session_id LIMIT ?2",
     )?;
-    let want = (n + skip.sessions.len()) as i64;
-    let ids = stmt.query_map(params![session, want], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(ids.into_iter().filter(|id| !skip.sessions.contains(id)).take(n).collect())
+    for restart in [false, true] {
+        if restart {
+            if skip.session_cursor == 0 {
+                break;
+            }
+            skip.session_cursor = 0;
+        }
+        loop {
+            let ids = stmt
+                .query_map(params![session, n as i64, skip.session_cursor], |r| r.get::<_, i64>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let Some(&last) = ids.last() else { break };
+            let ready: Vec<i64> = ids.into_iter().filter(|id| !skip.sessions.contains(id)).collect();
+            if !ready.is_empty() {
+                skip.session_cursor = ready[0];
+                return Ok(ready);
+            }
+            skip.session_cursor = last + 1;
+        }
+    }
+    Ok(vec![])
 }
 
 #[derive(Clone, Debug)]

@@ -93,8 +93,9 @@ CREATE TABLE turns (
 CREATE INDEX turns_session_at ON turns(session_id, at, id);
 CREATE INDEX turns_pending_l2 ON turns(id) WHERE l2_state = 'pending';
 CREATE INDEX turns_unfolded ON turns(session_id, at, id) WHERE l3_id IS NULL;
+CREATE INDEX turns_unfolded_id ON turns(id) WHERE l3_id IS NULL;
 CREATE INDEX turns_leased ON turns(lease_owner) WHERE lease_owner IS NOT NULL;
-CREATE INDEX turns_l3 ON turns(l3_id);
+CREATE INDEX turns_l3 ON turns(l3_id) WHERE l3_id IS NOT NULL;
 
 -- One vector per embedded row. `kind` 'l2' points at turns.id, 'summary'
 -- at summaries.id; `version` is the summary version that was embedded (1
