@@ -13,9 +13,7 @@ use ragger::llm::{clean, MemoryModel, Message, ModelError, Request};
 
 fn main() -> Result<(), ModelError> {
     let mut args = std::env::args().skip(1);
-    let url = args
-        .next()
-        .unwrap_or_else(|| "http://127.0.0.1:8080/v1".to_string());
+    let url = args.next().unwrap_or_else(|| "http://127.0.0.1:8080/v1".to_string());
     let model = OpenAiModel::new(HttpOptions {
         url,
         model: args.next().unwrap_or_default(),

@@ -48,6 +48,10 @@ setup_venv
 
 [ -f "$model" ] || die "model not found: $model (run scripts/fetch-models.sh)"
 
+# Build before serving, so the server is not kept waiting on the compiler.
+say "building examples/http_roundtrip.rs"
+(cd "$root" && cargo build --quiet --no-default-features --example http_roundtrip)
+
 port="$(free_port)"
 url="http://127.0.0.1:$port/v1"
 log="$(mktemp -t ragger-e2e-server.XXXXXX.log)"
@@ -78,9 +82,15 @@ until curl -fsS "$url/models" >/dev/null 2>&1; do
 done
 say "GET /v1/models: $(curl -fsS "$url/models")"
 
-# An empty model name means: use the first model the server lists.
-out="$(cd "$root" && cargo run --quiet --no-default-features --example http_roundtrip -- "$url" "")"
-printf '%s\n' "$out"
-text="$(printf '%s\n' "$out" | sed -n 's/^text: //p')"
-[ -n "$text" ] || die "empty reply text"
+# First with an empty model name (the first listed model is used), then
+# with the file name: llama.cpp servers list the model's full path as its id.
+cargo_example() {
+    (cd "$root" && cargo run --quiet --no-default-features --example http_roundtrip -- "$url" "$1")
+}
+for name in "" "$(basename "$model")"; do
+    out="$(cargo_example "$name")" || die "round trip failed (model ${name:-<first listed>})"
+    printf '%s\n' "$out"
+    text="$(printf '%s\n' "$out" | sed -n 's/^text: //p')"
+    [ -n "$text" ] || die "empty reply text (model ${name:-<first listed>})"
+done
 say "ok"

@@ -13,13 +13,7 @@ use ragger::llm::{complete, MemoryModel, Message, ModelError, Request, Usage};
 use serde_json::json;
 
 fn opts(url: String) -> HttpOptions {
-    HttpOptions {
-        url,
-        model: "fake-model".into(),
-        api_key: None,
-        timeout: Duration::from_secs(5),
-        retries: 2,
-    }
+    HttpOptions { url, model: "fake-model".into(), api_key: None, timeout: Duration::from_secs(5), retries: 2 }
 }
 
 fn openai(server: &FakeServer) -> OpenAiModel {
@@ -62,18 +56,9 @@ fn openai_request_body_and_reply() {
     let reply = openai(&server).generate(&req).unwrap();
 
     assert_eq!(reply.text, "The user asked how to list files.");
-    assert_eq!(
-        reply.usage,
-        Usage {
-            prompt_tokens: Some(15),
-            completion_tokens: Some(7)
-        }
-    );
+    assert_eq!(reply.usage, Usage { prompt_tokens: Some(15), completion_tokens: Some(7) });
     let sent = &server.requests()[0];
-    assert_eq!(
-        (sent.method.as_str(), sent.path.as_str()),
-        ("POST", "/v1/chat/completions")
-    );
+    assert_eq!((sent.method.as_str(), sent.path.as_str()), ("POST", "/v1/chat/completions"));
     assert_eq!(
         sent.body,
         json!({
@@ -89,10 +74,7 @@ fn openai_request_body_and_reply() {
         })
     );
     assert_eq!(sent.system(), "Summarize the turn in one sentence.");
-    assert!(sent
-        .header("content-type")
-        .unwrap()
-        .starts_with("application/json"));
+    assert!(sent.header("content-type").unwrap().starts_with("application/json"));
 }
 
 #[test]
@@ -110,18 +92,9 @@ fn ollama_request_body_and_reply() {
     let reply = ollama(&server).generate(&req).unwrap();
 
     assert_eq!(reply.text, "The user asked how to list files.");
-    assert_eq!(
-        reply.usage,
-        Usage {
-            prompt_tokens: Some(15),
-            completion_tokens: Some(7)
-        }
-    );
+    assert_eq!(reply.usage, Usage { prompt_tokens: Some(15), completion_tokens: Some(7) });
     let sent = &server.requests()[0];
-    assert_eq!(
-        (sent.method.as_str(), sent.path.as_str()),
-        ("POST", "/api/chat")
-    );
+    assert_eq!((sent.method.as_str(), sent.path.as_str()), ("POST", "/api/chat"));
     assert_eq!(
         sent.body,
         json!({
@@ -140,46 +113,25 @@ fn ollama_request_body_and_reply() {
 #[test]
 fn a_hanging_server_times_out_as_unavailable_without_retrying() {
     let server = FakeServer::start(|_| Action::Hang);
-    let model = OpenAiModel::new(HttpOptions {
-        timeout: Duration::from_millis(300),
-        ..opts(server.openai_url())
-    });
+    let model = OpenAiModel::new(HttpOptions { timeout: Duration::from_millis(300), ..opts(server.openai_url()) });
     let started = Instant::now();
     let err = expect_err(model.generate(&request()));
-    assert!(
-        matches!(&err, ModelError::Unavailable(m) if m.contains(&server.openai_url())),
-        "{err}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "took {:?}",
-        started.elapsed()
-    );
+    assert!(matches!(&err, ModelError::Unavailable(m) if m.contains(&server.openai_url())), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(3), "took {:?}", started.elapsed());
     assert_eq!(server.count(), 1);
 }
 
 #[test]
 fn a_reply_slower_than_the_timeout_is_unavailable() {
-    let server =
-        FakeServer::start(|_| Action::delayed(Duration::from_secs(2), Action::text("late")));
-    let model = OllamaModel::new(HttpOptions {
-        timeout: Duration::from_millis(300),
-        ..opts(server.ollama_url())
-    });
-    assert!(matches!(
-        model.generate(&request()),
-        Err(ModelError::Unavailable(_))
-    ));
+    let server = FakeServer::start(|_| Action::delayed(Duration::from_secs(2), Action::text("late")));
+    let model = OllamaModel::new(HttpOptions { timeout: Duration::from_millis(300), ..opts(server.ollama_url()) });
+    assert!(matches!(model.generate(&request()), Err(ModelError::Unavailable(_))));
 }
 
 #[test]
 fn a_reply_within_the_timeout_is_fine() {
-    let server =
-        FakeServer::start(|_| Action::delayed(Duration::from_millis(100), Action::text("ok")));
-    let model = OpenAiModel::new(HttpOptions {
-        timeout: Duration::from_secs(2),
-        ..opts(server.openai_url())
-    });
+    let server = FakeServer::start(|_| Action::delayed(Duration::from_millis(100), Action::text("ok")));
+    let model = OpenAiModel::new(HttpOptions { timeout: Duration::from_secs(2), ..opts(server.openai_url()) });
     assert_eq!(model.generate(&request()).unwrap().text, "ok");
 }
 
@@ -204,10 +156,7 @@ fn server_errors_and_429_are_retried_then_unavailable() {
         assert_eq!(server.count(), 3, "HTTP {code}: one try and two retries");
         match err {
             ModelError::Unavailable(m) => {
-                assert!(
-                    m.contains(&code.to_string()) && m.contains("model is loading"),
-                    "{m}"
-                );
+                assert!(m.contains(&code.to_string()) && m.contains("model is loading"), "{m}");
                 assert!(m.contains(&server.openai_url()), "{m}");
             }
             other => panic!("HTTP {code}: {other:?}"),
@@ -218,8 +167,7 @@ fn server_errors_and_429_are_retried_then_unavailable() {
 #[test]
 fn retries_back_off_exponentially() {
     let server = FakeServer::start(|_| Action::status(503, "busy"));
-    let model =
-        OpenAiModel::new(opts(server.openai_url())).with_backoff(Duration::from_millis(100));
+    let model = OpenAiModel::new(opts(server.openai_url())).with_backoff(Duration::from_millis(100));
     let started = Instant::now();
     expect_err(model.generate(&request()));
     let elapsed = started.elapsed();
@@ -231,10 +179,7 @@ fn retries_back_off_exponentially() {
 #[test]
 fn the_default_backoff_starts_at_a_quarter_second() {
     let server = FakeServer::start(|_| Action::status(500, "down"));
-    let model = OpenAiModel::new(HttpOptions {
-        retries: 1,
-        ..opts(server.openai_url())
-    });
+    let model = OpenAiModel::new(HttpOptions { retries: 1, ..opts(server.openai_url()) });
     let started = Instant::now();
     expect_err(model.generate(&request()));
     assert!(started.elapsed() >= Duration::from_millis(250));
@@ -244,10 +189,7 @@ fn the_default_backoff_starts_at_a_quarter_second() {
 #[test]
 fn zero_retries_means_one_request() {
     let server = FakeServer::start(|_| Action::status(503, "busy"));
-    let model = OpenAiModel::new(HttpOptions {
-        retries: 0,
-        ..opts(server.openai_url())
-    });
+    let model = OpenAiModel::new(HttpOptions { retries: 0, ..opts(server.openai_url()) });
     expect_err(model.generate(&request()));
     assert_eq!(server.count(), 1);
 }
@@ -273,9 +215,7 @@ fn client_errors_are_refused_at_once_with_the_servers_message() {
 
 #[test]
 fn ollama_model_not_found_is_refused_with_its_message() {
-    let server = FakeServer::start(|_| {
-        Action::status(404, "model \"nope\" not found, try pulling it first")
-    });
+    let server = FakeServer::start(|_| Action::status(404, "model \"nope\" not found, try pulling it first"));
     let err = expect_err(ollama(&server).generate(&request()));
     assert_eq!(
         err,
@@ -289,21 +229,15 @@ fn ollama_model_not_found_is_refused_with_its_message() {
 
 #[test]
 fn a_long_error_body_is_shortened() {
-    let server =
-        FakeServer::start(|_| Action::raw(400, format!("<html>{}</html>", "x".repeat(5000))));
-    let ModelError::Refused(m) = expect_err(openai(&server).generate(&request())) else {
-        panic!()
-    };
+    let server = FakeServer::start(|_| Action::raw(400, format!("<html>{}</html>", "x".repeat(5000))));
+    let ModelError::Refused(m) = expect_err(openai(&server).generate(&request())) else { panic!() };
     assert!(m.len() < 400, "{} chars", m.len());
 }
 
 #[test]
 fn a_dropped_connection_is_retried() {
     let server = FakeServer::sequence(vec![Action::Drop, Action::text("second try")]);
-    assert_eq!(
-        openai(&server).generate(&request()).unwrap().text,
-        "second try"
-    );
+    assert_eq!(openai(&server).generate(&request()).unwrap().text, "second try");
     assert_eq!(server.count(), 2);
 }
 
@@ -311,10 +245,7 @@ fn a_dropped_connection_is_retried() {
 fn a_connection_dropped_every_time_is_unavailable() {
     let server = FakeServer::start(|_| Action::Drop);
     let err = expect_err(ollama(&server).generate(&request()));
-    assert!(
-        matches!(&err, ModelError::Unavailable(m) if m.contains(&server.ollama_url())),
-        "{err}"
-    );
+    assert!(matches!(&err, ModelError::Unavailable(m) if m.contains(&server.ollama_url())), "{err}");
     assert_eq!(server.count(), 3);
 }
 
@@ -323,28 +254,16 @@ fn a_server_that_is_down_is_unavailable_naming_the_url() {
     let url = closed_port_url();
     let model = OpenAiModel::new(opts(url.clone())).with_backoff(Duration::from_millis(1));
     let err = expect_err(model.generate(&request()));
-    assert!(
-        matches!(&err, ModelError::Unavailable(m) if m.contains(&url)),
-        "{err}"
-    );
+    assert!(matches!(&err, ModelError::Unavailable(m) if m.contains(&url)), "{err}");
     let err = expect_err(model.preflight());
-    assert!(
-        matches!(&err, ModelError::Unavailable(m) if m.contains(&url)),
-        "{err}"
-    );
+    assert!(matches!(&err, ModelError::Unavailable(m) if m.contains(&url)), "{err}");
 }
 
 #[test]
 fn malformed_json_is_a_bad_reply_and_not_retried() {
     let server = FakeServer::start(|_| Action::Malformed);
-    assert!(matches!(
-        openai(&server).generate(&request()),
-        Err(ModelError::BadReply(_))
-    ));
-    assert!(matches!(
-        ollama(&server).generate(&request()),
-        Err(ModelError::BadReply(_))
-    ));
+    assert!(matches!(openai(&server).generate(&request()), Err(ModelError::BadReply(_))));
+    assert!(matches!(ollama(&server).generate(&request()), Err(ModelError::BadReply(_))));
     assert_eq!(server.count(), 2);
 }
 
@@ -361,20 +280,14 @@ fn replies_without_text_are_bad_replies() {
         assert!(matches!(err, ModelError::BadReply(_)), "{body}: {err:?}");
     }
     let server = FakeServer::start(|_| Action::raw(200, r#"{"done": true}"#));
-    assert!(matches!(
-        ollama(&server).generate(&request()),
-        Err(ModelError::BadReply(_))
-    ));
+    assert!(matches!(ollama(&server).generate(&request()), Err(ModelError::BadReply(_))));
 }
 
 #[test]
 fn a_think_only_reply_is_a_bad_reply_through_complete() {
     let server = FakeServer::fixed("<think>\nThe user wants a summary. Let me think about the");
     let model = openai(&server);
-    assert!(
-        model.generate(&request()).is_ok(),
-        "generate returns the raw text"
-    );
+    assert!(model.generate(&request()).is_ok(), "generate returns the raw text");
     let err = expect_err(complete(&model, &request()));
     assert!(matches!(err, ModelError::BadReply(_)), "{err:?}");
 }
@@ -402,101 +315,60 @@ fn preflight_accepts_a_listed_model() {
 #[test]
 fn preflight_refuses_a_model_that_is_not_listed() {
     let server = FakeServer::fixed("ok").with_models(&["qwen2.5:0.5b", "llama3.2:1b"]);
-    for err in [
-        expect_err(openai(&server).preflight()),
-        expect_err(ollama(&server).preflight()),
-    ] {
-        let ModelError::Unavailable(m) = err else {
-            panic!("{err:?}")
-        };
-        assert!(
-            m.contains("fake-model") && m.contains(&server.url()) && m.contains("qwen2.5:0.5b"),
-            "{m}"
-        );
+    for err in [expect_err(openai(&server).preflight()), expect_err(ollama(&server).preflight())] {
+        let ModelError::Unavailable(m) = err else { panic!("{err:?}") };
+        assert!(m.contains("fake-model") && m.contains(&server.url()) && m.contains("qwen2.5:0.5b"), "{m}");
     }
 }
 
 #[test]
 fn preflight_against_a_failing_server_is_unavailable() {
     let server = FakeServer::start(|_| Action::status(503, "loading model"));
-    assert!(matches!(
-        openai(&server).preflight(),
-        Err(ModelError::Unavailable(_))
-    ));
+    assert!(matches!(openai(&server).preflight(), Err(ModelError::Unavailable(_))));
 }
 
 #[test]
 fn ollama_preflight_accepts_the_latest_tag_either_way() {
     let server = FakeServer::fixed("ok").with_models(&["llama3:latest", "qwen2.5:0.5b"]);
-    let m = OllamaModel::new(HttpOptions {
-        model: "llama3".into(),
-        ..opts(server.ollama_url())
-    });
+    let m = OllamaModel::new(HttpOptions { model: "llama3".into(), ..opts(server.ollama_url()) });
     m.preflight().unwrap();
     let server = FakeServer::fixed("ok").with_models(&["llama3"]);
-    let m = OllamaModel::new(HttpOptions {
-        model: "llama3:latest".into(),
-        ..opts(server.ollama_url())
-    });
+    let m = OllamaModel::new(HttpOptions { model: "llama3:latest".into(), ..opts(server.ollama_url()) });
     m.preflight().unwrap();
-    let m = OllamaModel::new(HttpOptions {
-        model: "llama3:8b".into(),
-        ..opts(server.ollama_url())
-    });
+    let m = OllamaModel::new(HttpOptions { model: "llama3:8b".into(), ..opts(server.ollama_url()) });
     assert!(m.preflight().is_err());
 }
 
 #[test]
 fn an_empty_model_name_uses_the_first_listed_model() {
-    let server =
-        FakeServer::fixed("ok").with_models(&["/models/SmolLM2-135M-Instruct.Q4_1.gguf", "b"]);
-    let model = OpenAiModel::new(HttpOptions {
-        model: String::new(),
-        ..opts(server.openai_url())
-    });
+    let server = FakeServer::fixed("ok").with_models(&["/models/SmolLM2-135M-Instruct.Q4_1.gguf", "b"]);
+    let model = OpenAiModel::new(HttpOptions { model: String::new(), ..opts(server.openai_url()) });
     model.preflight().unwrap();
     model.generate(&request()).unwrap();
-    assert_eq!(
-        server.chat_requests()[0].model(),
-        Some("/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-    );
+    assert_eq!(server.chat_requests()[0].model(), Some("/models/SmolLM2-135M-Instruct.Q4_1.gguf"));
     assert_eq!(model.model_id(), "openai:SmolLM2-135M-Instruct.Q4_1.gguf");
 }
 
 #[test]
 fn a_model_listed_by_path_matches_its_file_name() {
     // llama.cpp servers list the model file's path as its id.
-    let server =
-        FakeServer::fixed("ok").with_models(&["/home/u/models/SmolLM2-135M-Instruct.Q4_1.gguf"]);
-    let model = OpenAiModel::new(HttpOptions {
-        model: "SmolLM2-135M-Instruct.Q4_1.gguf".into(),
-        ..opts(server.openai_url())
-    });
+    let server = FakeServer::fixed("ok").with_models(&["/home/u/models/SmolLM2-135M-Instruct.Q4_1.gguf"]);
+    let model =
+        OpenAiModel::new(HttpOptions { model: "SmolLM2-135M-Instruct.Q4_1.gguf".into(), ..opts(server.openai_url()) });
     model.preflight().unwrap();
     model.generate(&request()).unwrap();
-    assert_eq!(
-        server.chat_requests()[0].model(),
-        Some("/home/u/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-    );
+    assert_eq!(server.chat_requests()[0].model(), Some("/home/u/models/SmolLM2-135M-Instruct.Q4_1.gguf"));
     assert_eq!(model.model_id(), "openai:SmolLM2-135M-Instruct.Q4_1.gguf");
 }
 
 #[test]
 fn the_api_key_is_sent_as_a_bearer_token() {
     let server = FakeServer::fixed("ok");
-    let model = OpenAiModel::new(HttpOptions {
-        api_key: Some("sk-test-123".into()),
-        ..opts(server.openai_url())
-    });
+    let model = OpenAiModel::new(HttpOptions { api_key: Some("sk-test-123".into()), ..opts(server.openai_url()) });
     model.preflight().unwrap();
     model.generate(&request()).unwrap();
     for r in server.requests() {
-        assert_eq!(
-            r.header("authorization"),
-            Some("Bearer sk-test-123"),
-            "{}",
-            r.path
-        );
+        assert_eq!(r.header("authorization"), Some("Bearer sk-test-123"), "{}", r.path);
     }
 }
 
@@ -506,19 +378,13 @@ fn no_authorization_header_without_a_key() {
     openai(&server).preflight().unwrap();
     openai(&server).generate(&request()).unwrap();
     ollama(&server).generate(&request()).unwrap();
-    assert!(server
-        .requests()
-        .iter()
-        .all(|r| r.header("authorization").is_none()));
+    assert!(server.requests().iter().all(|r| r.header("authorization").is_none()));
 }
 
 #[test]
 fn the_api_key_never_appears_in_errors() {
     let server = FakeServer::start(|_| Action::status(401, "invalid key"));
-    let model = OpenAiModel::new(HttpOptions {
-        api_key: Some("sk-secret-9".into()),
-        ..opts(server.openai_url())
-    });
+    let model = OpenAiModel::new(HttpOptions { api_key: Some("sk-secret-9".into()), ..opts(server.openai_url()) });
     let err = expect_err(model.generate(&request()));
     assert!(!err.to_string().contains("sk-secret-9"));
     assert!(!model.describe().contains("sk-secret-9"));
@@ -527,10 +393,7 @@ fn the_api_key_never_appears_in_errors() {
 
 #[test]
 fn pooled_keep_alive_and_closed_connections_both_work() {
-    for server in [
-        FakeServer::fixed("ok"),
-        FakeServer::fixed("ok").with_connection_close(),
-    ] {
+    for server in [FakeServer::fixed("ok"), FakeServer::fixed("ok").with_connection_close()] {
         let o = openai(&server);
         let l = ollama(&server);
         for _ in 0..3 {
@@ -546,15 +409,8 @@ fn pooled_keep_alive_and_closed_connections_both_work() {
 fn a_drop_on_a_pooled_connection_is_retried() {
     // The first request leaves a kept-alive connection in ureq's pool; the
     // server then drops the second request on it.
-    let server = FakeServer::sequence(vec![
-        Action::text("one"),
-        Action::Drop,
-        Action::text("three"),
-    ]);
-    let model = OpenAiModel::new(HttpOptions {
-        retries: 1,
-        ..opts(server.openai_url())
-    });
+    let server = FakeServer::sequence(vec![Action::text("one"), Action::Drop, Action::text("three")]);
+    let model = OpenAiModel::new(HttpOptions { retries: 1, ..opts(server.openai_url()) });
     assert_eq!(model.generate(&request()).unwrap().text, "one");
     assert_eq!(model.generate(&request()).unwrap().text, "three");
     assert_eq!(server.count(), 3);
@@ -565,25 +421,16 @@ fn an_https_url_is_refused_with_a_hint() {
     let server = FakeServer::fixed("ok");
     let url = server.openai_url().replace("http://", "https://");
     let err = expect_err(OpenAiModel::new(opts(url)).generate(&request()));
-    assert!(
-        matches!(&err, ModelError::Refused(m) if m.contains("http://")),
-        "{err:?}"
-    );
+    assert!(matches!(&err, ModelError::Refused(m) if m.contains("http://")), "{err:?}");
 }
 
 #[test]
 fn the_fake_server_records_what_tests_need() {
     let server = FakeServer::start(|r| Action::text(format!("echo: {}", r.user())));
     let reply = openai(&server).generate(&request()).unwrap();
-    assert_eq!(
-        reply.text,
-        "echo: User: how do I list files?\nAssistant: use ls."
-    );
+    assert_eq!(reply.text, "echo: User: how do I list files?\nAssistant: use ls.");
     let r = &server.chat_requests()[0];
-    assert_eq!(
-        r.prompt(),
-        "Summarize the turn in one sentence.\nUser: how do I list files?\nAssistant: use ls."
-    );
+    assert_eq!(r.prompt(), "Summarize the turn in one sentence.\nUser: how do I list files?\nAssistant: use ls.");
     assert_eq!(r.model(), Some("fake-model"));
     assert_eq!(server.count(), 1);
 }
