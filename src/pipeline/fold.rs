@@ -74,7 +74,7 @@ fn decide(
             });
         }
         match call(slot, prompts::fresh(scope, items, s.max_input_chars)) {
-            Ok((content, model)) if !is_no_merge(&content) => {
+            Ok((content, model)) if !is_topic_shift(&content) => {
                 Ok(Decision::Start { content, model, prompt_version: prompts::FRESH_VERSION, shift })
             }
             Ok(_) | Err(ModelError::BadReply(_)) if last_try => Ok(Decision::Start {
@@ -93,12 +93,26 @@ fn decide(
         return start(slot, false);
     }
     match call(slot, prompts::merge(scope, &run.content, items, s.max_input_chars)) {
-        Ok((text, _)) if is_no_merge(&text) => start(slot, true),
+        Ok((text, _)) if is_topic_shift(&text) => start(slot, true),
         Ok((content, model)) => Ok(Decision::Update { content, model, prompt_version: prompts::MERGE_VERSION }),
         // Out of attempts: keep the material anyway, as a new segment.
         Err(ModelError::BadReply(_)) if last_try => start(slot, false),
         Err(ModelError::BadReply(why)) => Ok(Decision::Retry(why)),
         Err(e) => Err(e),
+    }
+}
+
+/// The merge verdict: the reply is NO_MERGE alone, or NO_MERGE as its own
+/// first sentence followed by an explanation ("NO_MERGE. The new turn is
+/// about cooking."), which small models often add. A summary that merely
+/// mentions NO_MERGE inside a sentence is not a verdict.
+pub fn is_topic_shift(reply: &str) -> bool {
+    if is_no_merge(reply) {
+        return true;
+    }
+    match reply.find(['.', '\n', ':', '!', ';']) {
+        Some(end) => is_no_merge(&reply[..end]),
+        None => false,
     }
 }
 
@@ -387,4 +401,33 @@ pub fn l4_step(
     tx.commit()?;
     report.l4_folds += 1;
     Ok(Step::Done(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_topic_shift;
+
+    #[test]
+    fn verdict_alone_or_as_first_sentence_is_a_shift() {
+        for yes in [
+            "NO_MERGE",
+            "**NO_MERGE**",
+            "no_merge.",
+            "NO_MERGE. The new turn is about cooking.",
+            "NO_MERGE\nBecause...",
+        ] {
+            assert!(is_topic_shift(yes), "{yes}");
+        }
+    }
+
+    #[test]
+    fn a_mention_inside_a_sentence_is_not_a_shift() {
+        for no in [
+            "NO_MERGE is not needed; the user continued with Rust.",
+            "The user asked whether NO_MERGE applies. The assistant said no.",
+            "They discussed merges.",
+        ] {
+            assert!(!is_topic_shift(no), "{no}");
+        }
+    }
 }

@@ -144,7 +144,7 @@ fn dry_run_lists_what_would_happen_and_writes_nothing() {
     env.capture("old", "a", "b", &["--at", &minutes_ago(30)]).ok();
     let r = env.run(&["housekeeping", "--dry-run"]).ok();
     assert!(r.stdout.contains("would close session old after folding its 1 pending turn(s)"), "{}", r.stdout);
-    assert_eq!(s.count(), 0);
+    assert_eq!(s.requests().len(), 0);
     assert!(open_state(&env, "old"));
     assert_eq!(env.status()["pending_l2"], 1);
     let runs: i64 = env.sql().query_row("SELECT count(*) FROM runs", [], |r| r.get(0)).unwrap();

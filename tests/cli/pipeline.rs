@@ -97,11 +97,11 @@ fn a_second_pass_with_nothing_new_makes_no_model_call() {
     let env = Env::new().with_server(&server);
     capture_topics(&env, "s", &["a", "a"], &[]);
     once(&env);
-    let before = server.count();
+    let before = server.requests().len();
     let report = once(&env);
     assert_eq!(report["l2"], 0);
     assert_eq!(report["l3_folds"], 0);
-    assert_eq!(server.count(), before, "no request at all, not even a preflight");
+    assert_eq!(server.requests().len(), before, "no request at all, not even a preflight");
 }
 
 #[test]
@@ -298,7 +298,7 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
     assert_eq!(plan["l2"].as_array().unwrap().len(), 2);
     assert_eq!(plan["l3"][0]["turns_to_fold"], 2);
     assert!(plan["estimated_prompt_tokens"].as_i64().unwrap() > 0);
-    assert_eq!(server.count(), 0);
+    assert_eq!(server.requests().len(), 0);
     assert_eq!(env.status()["pending_l2"], 2);
     let n: i64 = env.sql().query_row("SELECT count(*) FROM runs", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 0);
@@ -354,9 +354,9 @@ fn a_bad_reply_counts_one_attempt_then_the_item_fails_after_max_attempts() {
     assert_eq!(show["turns"][0]["state"], "failed");
     assert_eq!(show["turns"][1]["state"], "folded");
     // A later run leaves the failed turn alone: no more calls, exit 0.
-    let calls = server.count();
+    let calls = server.requests().len();
     env.run(&["summarize", "--once"]).ok();
-    assert_eq!(server.count(), calls);
+    assert_eq!(server.requests().len(), calls);
     env.assert_check();
 }
 
