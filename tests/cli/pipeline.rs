@@ -484,3 +484,26 @@ fn parallel_l2_calls_overlap() {
     assert_eq!(r["l2"], 4);
     env.assert_check();
 }
+
+#[test]
+fn worker_loop_wakes_on_sigusr1_and_stops_cleanly_on_sigterm() {
+    let server = topic_server();
+    let env = Env::new().with_server(&server);
+    let mut worker = env.command(&["summarize", "--interval", "600"]).spawn().unwrap();
+    // Let the first (empty) pass finish, then add work and wake the worker.
+    std::thread::sleep(Duration::from_millis(500));
+    capture_topics(&env, "s", &["a"], &[]);
+    let pid = worker.id() as i32;
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(pid, libc::SIGUSR1) };
+    let t0 = std::time::Instant::now();
+    while env.status()["pending_l3"] != 0 || env.status()["pending_l2"] != 0 {
+        assert!(t0.elapsed() < Duration::from_secs(20), "the worker did not wake up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let status = worker.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "clean exit on SIGTERM");
+    env.assert_check();
+}
