@@ -67,6 +67,24 @@ impl Store {
             anyhow::bail!("cannot switch to WAL journal mode (got {mode})");
         }
         self.conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;").map_err(classify)?;
+        // Every command is a short-lived process. By default the last
+        // connection to close checkpoints the WAL (two fsyncs) and deletes
+        // it (a directory fsync when the next process recreates it): most of
+        // the cost of a capture or an idle tick. Keep the WAL between
+        // processes; SQLite's auto-checkpoint (every 1000 pages, in the
+        // committing process) and housekeeping's checkpoint bound its size.
+        self.conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        let mut persist: std::os::raw::c_int = 1;
+        // SAFETY: a valid open handle, the "main" schema name as a C string,
+        // and a pointer to an int, as SQLITE_FCNTL_PERSIST_WAL requires.
+        unsafe {
+            rusqlite::ffi::sqlite3_file_control(
+                self.conn.handle(),
+                c"main".as_ptr(),
+                rusqlite::ffi::SQLITE_FCNTL_PERSIST_WAL,
+                (&mut persist as *mut std::os::raw::c_int).cast(),
+            );
+        }
         Ok(())
     }
 
