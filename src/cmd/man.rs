@@ -32,27 +32,44 @@ const FILES: &[(&str, &str)] = &[
     ("~/.local/state/ragger/", "Run locks."),
 ];
 
+/// Pages are deterministic (no date), so the committed copies under
+/// `man/man1/` only change when the CLI does.
 pub fn write_all(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let cmd = Cli::command();
-    write_page(dir, &cmd, "ragger")?;
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let name: &'static str = Box::leak(format!("ragger-{}", sub.get_name()).into_boxed_str());
-        let sub = sub.clone().name(name);
-        write_page(dir, &sub, name)?;
+    // Building first propagates the global flags into every subcommand and
+    // names each one: display name "ragger-config-show" (the page), bin name
+    // "ragger config show" (the synopsis).
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    write_tree(dir, &cmd)
+}
+
+/// One page for `cmd` and one for each visible subcommand, recursively, so
+/// every `ragger-…(1)` a SUBCOMMANDS section names exists.
+fn write_tree(dir: &Path, cmd: &clap::Command) -> Result<()> {
+    write_page(dir, cmd)?;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+        write_tree(dir, sub)?;
     }
     Ok(())
 }
 
-fn write_page(dir: &Path, cmd: &clap::Command, name: &str) -> Result<()> {
-    let man = clap_mangen::Man::new(cmd.clone()).title(name.to_uppercase()).source("ragger");
-    let mut buf = Vec::new();
-    man.render_title(&mut buf)?;
+fn write_page(dir: &Path, cmd: &clap::Command) -> Result<()> {
+    let name = cmd.get_display_name().unwrap_or_else(|| cmd.get_name()).to_string();
+    // Subcommands carry no version of their own; the VERSION section needs one.
+    let cmd = cmd.clone().version(env!("CARGO_PKG_VERSION"));
+    let man = clap_mangen::Man::new(cmd.clone());
+    // Written by hand: clap_mangen leaves an empty date unquoted, which
+    // shifts source and manual into the wrong .TH fields. The date stays
+    // empty so the output only changes when the CLI does.
+    let mut buf =
+        format!(".TH {} 1 \"\" \"ragger {}\" \"ragger manual\"\n", name.to_uppercase(), env!("CARGO_PKG_VERSION"))
+            .into_bytes();
     man.render_name_section(&mut buf)?;
     man.render_synopsis_section(&mut buf)?;
     man.render_description_section(&mut buf)?;
     man.render_options_section(&mut buf)?;
-    if cmd.has_subcommands() {
+    if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
         man.render_subcommands_section(&mut buf)?;
     }
     let mut roff = clap_mangen::roff::Roff::new();

@@ -4,6 +4,8 @@ mod support;
 
 mod capture;
 mod config;
+mod generated;
 mod housekeeping;
+mod packaging;
 mod pipeline;
 mod store;

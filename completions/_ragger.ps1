@@ -1,0 +1,402 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'ragger'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'ragger' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Store one conversation turn (or JSON Lines from stdin)')
+            [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Summarise pending turns: L2, then L3, then L4')
+            [CompletionResult]::new('housekeeping', 'housekeeping', [CompletionResultType]::ParameterValue, 'Cron entry point: recover orphans, summarise, close idle sessions')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Counts of sessions, turns and pending work')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List sessions')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: its turns and summaries')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search summaries by meaning and keywords')
+            [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
+            [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the database invariants; exit 1 naming any violation')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the database, models and runtime')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print or inspect the configuration')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into a folder')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;capture' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id (any string your tool uses)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project the session belongs to')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user''s message')
+            [CompletionResult]::new('--assistant', '--assistant', [CompletionResultType]::ParameterName, 'The assistant''s reply')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Event time, RFC 3339 [default: now]; for backfilling old conversations')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Idempotency key: the same key in the same session is stored once')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--stdin', '--stdin', [CompletionResultType]::ParameterName, 'Read JSON Lines from stdin: {"session","project","user","assistant","at","id"}')
+            [CompletionResult]::new('--summarize', '--summarize', [CompletionResultType]::ParameterName, 'Summarise the session right away (loads the memory model)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;summarize' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Process at most N items')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session')
+            [CompletionResult]::new('--max-seconds', '--max-seconds', [CompletionResultType]::ParameterName, 'Stop taking new work after S seconds')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Worker loop: seconds between passes (SIGUSR1 wakes it early)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Run one pass and exit (what cron runs)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be done and change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;housekeeping' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--no-summarize', '--no-summarize', [CompletionResultType]::ParameterName, 'Skip the summarize pass')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would happen and write nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;status' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;sessions' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions of this project')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;show' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;search' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Number of results')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Number of results')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only this level (2 turn, 3 session, 4 project)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only summaries updated since TIME (RFC 3339)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;embed' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--stdin', '--stdin', [CompletionResultType]::ParameterName, 'Read texts from stdin, one per line')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;reembed' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print how many vectors are stale and change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;check' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;doctor' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;config' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('default', 'default', [CompletionResultType]::ParameterValue, 'Print a commented example config with the defaults')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the merged configuration')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config files consulted, in order')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;config;default' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;config;show' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;config;path' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;config;help' {
+            [CompletionResult]::new('default', 'default', [CompletionResultType]::ParameterValue, 'Print a commented example config with the defaults')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the merged configuration')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config files consulted, in order')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;config;help;default' {
+            break
+        }
+        'ragger;config;help;show' {
+            break
+        }
+        'ragger;config;help;path' {
+            break
+        }
+        'ragger;config;help;help' {
+            break
+        }
+        'ragger;completions' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;man' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Output folder')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;help' {
+            [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Store one conversation turn (or JSON Lines from stdin)')
+            [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Summarise pending turns: L2, then L3, then L4')
+            [CompletionResult]::new('housekeeping', 'housekeeping', [CompletionResultType]::ParameterValue, 'Cron entry point: recover orphans, summarise, close idle sessions')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Counts of sessions, turns and pending work')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List sessions')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: its turns and summaries')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search summaries by meaning and keywords')
+            [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
+            [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the database invariants; exit 1 naming any violation')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the database, models and runtime')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print or inspect the configuration')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into a folder')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;help;capture' {
+            break
+        }
+        'ragger;help;summarize' {
+            break
+        }
+        'ragger;help;housekeeping' {
+            break
+        }
+        'ragger;help;status' {
+            break
+        }
+        'ragger;help;sessions' {
+            break
+        }
+        'ragger;help;show' {
+            break
+        }
+        'ragger;help;search' {
+            break
+        }
+        'ragger;help;embed' {
+            break
+        }
+        'ragger;help;reembed' {
+            break
+        }
+        'ragger;help;check' {
+            break
+        }
+        'ragger;help;doctor' {
+            break
+        }
+        'ragger;help;config' {
+            [CompletionResult]::new('default', 'default', [CompletionResultType]::ParameterValue, 'Print a commented example config with the defaults')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the merged configuration')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config files consulted, in order')
+            break
+        }
+        'ragger;help;config;default' {
+            break
+        }
+        'ragger;help;config;show' {
+            break
+        }
+        'ragger;help;config;path' {
+            break
+        }
+        'ragger;help;completions' {
+            break
+        }
+        'ragger;help;man' {
+            break
+        }
+        'ragger;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

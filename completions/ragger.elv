@@ -1,0 +1,355 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[ragger] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'ragger'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'ragger'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand capture 'Store one conversation turn (or JSON Lines from stdin)'
+            cand summarize 'Summarise pending turns: L2, then L3, then L4'
+            cand housekeeping 'Cron entry point: recover orphans, summarise, close idle sessions'
+            cand status 'Counts of sessions, turns and pending work'
+            cand sessions 'List sessions'
+            cand show 'Show one session: its turns and summaries'
+            cand search 'Search summaries by meaning and keywords'
+            cand embed 'Print embeddings of texts as JSON Lines'
+            cand reembed 'Recompute vectors made by another embedding model'
+            cand check 'Verify the database invariants; exit 1 naming any violation'
+            cand doctor 'Check the database, models and runtime'
+            cand config 'Print or inspect the configuration'
+            cand completions 'Print shell completions to stdout'
+            cand man 'Write man pages (one per subcommand) into a folder'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;capture'= {
+            cand --session 'Session id (any string your tool uses)'
+            cand --project 'Project the session belongs to'
+            cand --user 'The user''s message'
+            cand --assistant 'The assistant''s reply'
+            cand --at 'Event time, RFC 3339 [default: now]; for backfilling old conversations'
+            cand --id 'Idempotency key: the same key in the same session is stored once'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --stdin 'Read JSON Lines from stdin: {"session","project","user","assistant","at","id"}'
+            cand --summarize 'Summarise the session right away (loads the memory model)'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;summarize'= {
+            cand --limit 'Process at most N items'
+            cand --session 'Only this session'
+            cand --max-seconds 'Stop taking new work after S seconds'
+            cand --interval 'Worker loop: seconds between passes (SIGUSR1 wakes it early)'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --once 'Run one pass and exit (what cron runs)'
+            cand --dry-run 'Print what would be done and change nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;housekeeping'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --no-summarize 'Skip the summarize pass'
+            cand --dry-run 'List what would happen and write nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;status'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;sessions'= {
+            cand --project 'Only sessions of this project'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;show'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;search'= {
+            cand -n 'Number of results'
+            cand --limit 'Number of results'
+            cand --level 'Only this level (2 turn, 3 session, 4 project)'
+            cand --session 'Only this session'
+            cand --project 'Only this project'
+            cand --since 'Only summaries updated since TIME (RFC 3339)'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;embed'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --stdin 'Read texts from stdin, one per line'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;reembed'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --dry-run 'Print how many vectors are stale and change nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;check'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;doctor'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;config'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand default 'Print a commented example config with the defaults'
+            cand show 'Print the merged configuration'
+            cand path 'Print the config files consulted, in order'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;config;default'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;config;show'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;config;path'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;config;help'= {
+            cand default 'Print a commented example config with the defaults'
+            cand show 'Print the merged configuration'
+            cand path 'Print the config files consulted, in order'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;config;help;default'= {
+        }
+        &'ragger;config;help;show'= {
+        }
+        &'ragger;config;help;path'= {
+        }
+        &'ragger;config;help;help'= {
+        }
+        &'ragger;completions'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;man'= {
+            cand --dir 'Output folder'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;help'= {
+            cand capture 'Store one conversation turn (or JSON Lines from stdin)'
+            cand summarize 'Summarise pending turns: L2, then L3, then L4'
+            cand housekeeping 'Cron entry point: recover orphans, summarise, close idle sessions'
+            cand status 'Counts of sessions, turns and pending work'
+            cand sessions 'List sessions'
+            cand show 'Show one session: its turns and summaries'
+            cand search 'Search summaries by meaning and keywords'
+            cand embed 'Print embeddings of texts as JSON Lines'
+            cand reembed 'Recompute vectors made by another embedding model'
+            cand check 'Verify the database invariants; exit 1 naming any violation'
+            cand doctor 'Check the database, models and runtime'
+            cand config 'Print or inspect the configuration'
+            cand completions 'Print shell completions to stdout'
+            cand man 'Write man pages (one per subcommand) into a folder'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;help;capture'= {
+        }
+        &'ragger;help;summarize'= {
+        }
+        &'ragger;help;housekeeping'= {
+        }
+        &'ragger;help;status'= {
+        }
+        &'ragger;help;sessions'= {
+        }
+        &'ragger;help;show'= {
+        }
+        &'ragger;help;search'= {
+        }
+        &'ragger;help;embed'= {
+        }
+        &'ragger;help;reembed'= {
+        }
+        &'ragger;help;check'= {
+        }
+        &'ragger;help;doctor'= {
+        }
+        &'ragger;help;config'= {
+            cand default 'Print a commented example config with the defaults'
+            cand show 'Print the merged configuration'
+            cand path 'Print the config files consulted, in order'
+        }
+        &'ragger;help;config;default'= {
+        }
+        &'ragger;help;config;show'= {
+        }
+        &'ragger;help;config;path'= {
+        }
+        &'ragger;help;completions'= {
+        }
+        &'ragger;help;man'= {
+        }
+        &'ragger;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

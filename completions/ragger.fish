@@ -1,0 +1,255 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_ragger_global_optspecs
+    string join \n config= db= q/quiet v/verbose json color= h/help V/version
+end
+
+function __fish_ragger_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_ragger_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_ragger_using_subcommand
+    set -l cmd (__fish_ragger_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c ragger -n "__fish_ragger_needs_command" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_needs_command" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_needs_command" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_needs_command" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_needs_command" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ragger -n "__fish_ragger_needs_command" -s V -l version -d 'Print version'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "capture" -d 'Store one conversation turn (or JSON Lines from stdin)'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "status" -d 'Counts of sessions, turns and pending work'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "sessions" -d 'List sessions'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "show" -d 'Show one session: its turns and summaries'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "search" -d 'Search summaries by meaning and keywords'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "doctor" -d 'Check the database, models and runtime'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "config" -d 'Print or inspect the configuration'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l session -d 'Session id (any string your tool uses)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l project -d 'Project the session belongs to' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l user -d 'The user\'s message' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l assistant -d 'The assistant\'s reply' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l at -d 'Event time, RFC 3339 [default: now]; for backfilling old conversations' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l id -d 'Idempotency key: the same key in the same session is stored once' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l stdin -d 'Read JSON Lines from stdin: {"session","project","user","assistant","at","id"}'
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l summarize -d 'Summarise the session right away (loads the memory model)'
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l limit -d 'Process at most N items' -r
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l session -d 'Only this session' -r
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l max-seconds -d 'Stop taking new work after S seconds' -r
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l interval -d 'Worker loop: seconds between passes (SIGUSR1 wakes it early)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l once -d 'Run one pass and exit (what cron runs)'
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l dry-run -d 'Print what would be done and change nothing'
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l no-summarize -d 'Skip the summarize pass'
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l dry-run -d 'List what would happen and write nothing'
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand status" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand status" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand status" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand status" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand status" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand status" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand status" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l project -d 'Only sessions of this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand show" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand show" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand show" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand show" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand show" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand show" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand show" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand search" -s n -l limit -d 'Number of results' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l level -d 'Only this level (2 turn, 3 session, 4 project)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l session -d 'Only this session' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l project -d 'Only this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l since -d 'Only summaries updated since TIME (RFC 3339)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand search" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand search" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand search" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -l stdin -d 'Read texts from stdin, one per line'
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l dry-run -d 'Print how many vectors are stale and change nothing'
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand check" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand check" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand check" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand check" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand check" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand doctor" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand doctor" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand doctor" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -f -a "default" -d 'Print a commented example config with the defaults'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -f -a "show" -d 'Print the merged configuration'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -f -a "path" -d 'Print the config files consulted, in order'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "default" -d 'Print a commented example config with the defaults'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the merged configuration'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config files consulted, in order'
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand completions" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand completions" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand completions" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand completions" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand completions" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand man" -l dir -d 'Output folder' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand man" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand man" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand man" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand man" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand man" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand man" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand man" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "capture" -d 'Store one conversation turn (or JSON Lines from stdin)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "status" -d 'Counts of sessions, turns and pending work'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "sessions" -d 'List sessions'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "show" -d 'Show one session: its turns and summaries'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "search" -d 'Search summaries by meaning and keywords'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "doctor" -d 'Check the database, models and runtime'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "config" -d 'Print or inspect the configuration'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "default" -d 'Print a commented example config with the defaults'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the merged configuration'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config files consulted, in order'
