@@ -35,6 +35,8 @@ pub fn run(ctx: &Ctx, args: &EmbedArgs) -> Result<Exit> {
             embedder.load_time().as_millis()
         );
     }
+    let started = std::time::Instant::now();
+    let mut count = args.text.len();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     emit(&mut embedder, &mut out, &args.text)?;
     if args.stdin {
@@ -42,13 +44,18 @@ pub fn run(ctx: &Ctx, args: &EmbedArgs) -> Result<Exit> {
         for line in std::io::stdin().lock().lines() {
             chunk.push(line.context("reading stdin")?);
             if chunk.len() == CHUNK {
+                count += chunk.len();
                 emit(&mut embedder, &mut out, &chunk)?;
                 chunk.clear();
             }
         }
+        count += chunk.len();
         emit(&mut embedder, &mut out, &chunk)?;
     }
     out.flush()?;
+    if ctx.verbose() > 0 {
+        eprintln!("ragger: embedded {count} texts in {} ms", started.elapsed().as_millis());
+    }
     Ok(Exit::Ok)
 }
 

@@ -32,18 +32,29 @@ impl Kind {
     }
 
     /// `FROM ... WHERE` selecting rows without a current vector; `?1` is the
-    /// current model id (NULL: any model counts as current).
+    /// current model id (NULL: any model counts as current). Without a model
+    /// the partial indexes answer; with one (`reembed`) every row is looked at.
     fn stale_sql(self) -> &'static str {
         match self {
             Kind::L2 => {
-                "FROM turns t LEFT JOIN embeddings e ON e.kind = 'l2' AND e.row_id = t.id
+                "FROM turns t
                  WHERE t.l2_state = 'done'
-                   AND (e.row_id IS NULL OR e.version <> 1 OR (?1 IS NOT NULL AND e.model <> ?1))"
+                   AND ((t.l2_vec = 0) OR (?1 IS NOT NULL AND EXISTS (SELECT 1 FROM embeddings e
+                        WHERE e.kind = 'l2' AND e.row_id = t.id AND e.model <> ?1)))"
             }
             Kind::Summary => {
-                "FROM summaries t LEFT JOIN embeddings e ON e.kind = 'summary' AND e.row_id = t.id
-                 WHERE (e.row_id IS NULL OR e.version <> t.version OR (?1 IS NOT NULL AND e.model <> ?1))"
+                "FROM summaries t
+                 WHERE ((t.vec_version IS NOT t.version) OR (?1 IS NOT NULL AND EXISTS (SELECT 1 FROM embeddings e
+                        WHERE e.kind = 'summary' AND e.row_id = t.id AND e.model <> ?1)))"
             }
+        }
+    }
+
+    /// The same without a model: exactly the partial indexes' conditions.
+    fn missing_sql(self) -> &'static str {
+        match self {
+            Kind::L2 => "FROM turns t WHERE t.l2_state = 'done' AND t.l2_vec = 0",
+            Kind::Summary => "FROM summaries t WHERE t.vec_version IS NOT t.version",
         }
     }
 
@@ -62,8 +73,19 @@ const KINDS: [Kind; 2] = [Kind::L2, Kind::Summary];
 pub fn count_unembedded(conn: &Connection, model_id: Option<&str>) -> rusqlite::Result<i64> {
     let mut total = 0;
     for kind in KINDS {
-        let sql = format!("SELECT count(*) {}", kind.stale_sql());
-        total += conn.query_row(&sql, params![model_id], |r| r.get::<_, i64>(0))?;
+        let sql = format!("SELECT count(*) {}", kind.missing_sql());
+        total += conn.query_row(&sql, [], |r| r.get::<_, i64>(0))?;
+    }
+    if let Some(model) = model_id {
+        // Vectors of another model on rows not counted above (an L2 with a
+        // vector is never missing; a summary may be stale and foreign).
+        total += conn.query_row(
+            "SELECT count(*) FROM embeddings e WHERE (e.model < ?1 OR e.model > ?1)
+               AND (e.kind = 'l2' OR EXISTS (SELECT 1 FROM summaries s
+                    WHERE s.id = e.row_id AND s.vec_version IS s.version))",
+            [model],
+            |r| r.get::<_, i64>(0),
+        )?;
     }
     Ok(total)
 }
@@ -151,7 +173,8 @@ fn read_page(
     limit: usize,
     model: Option<&str>,
 ) -> rusqlite::Result<Vec<Row>> {
-    let sql = format!("SELECT {} {} AND t.id > ?2 ORDER BY t.id LIMIT ?3", kind.columns(), kind.stale_sql());
+    let from = if model.is_some() { kind.stale_sql() } else { kind.missing_sql() };
+    let sql = format!("SELECT {} {} AND t.id > ?2 ORDER BY t.id LIMIT ?3", kind.columns(), from);
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params![model, after, limit as i64], |r| {
         Ok(Row { id: r.get(0)?, version: r.get(1)?, text: r.get(2)? })

@@ -55,6 +55,7 @@ CREATE TABLE summaries (
     last_error     TEXT,
     lease_owner    TEXT,
     lease_expires  INTEGER,
+    vec_version    INTEGER,                           -- version that has a vector (trigger-kept)
     CHECK ((level = 3 AND session_id IS NOT NULL) OR (level = 4 AND project IS NOT NULL))
 );
 CREATE UNIQUE INDEX one_running_l3 ON summaries(session_id) WHERE level = 3 AND status = 'running';
@@ -85,6 +86,7 @@ CREATE TABLE turns (
     lease_expires  INTEGER,
     l3_id          INTEGER REFERENCES summaries(id),  -- folded into
     fold_seq       INTEGER,                           -- position in the session's fold order
+    l2_vec         INTEGER NOT NULL DEFAULT 0,        -- 1 once the L2 has a vector (trigger-kept)
     UNIQUE (session_id, idem_key),
     UNIQUE (session_id, fold_seq),
     CHECK ((l2 IS NULL) = (l2_state <> 'done')),
@@ -99,7 +101,8 @@ CREATE INDEX turns_l3 ON turns(l3_id) WHERE l3_id IS NOT NULL;
 
 -- One vector per embedded row. `kind` 'l2' points at turns.id, 'summary'
 -- at summaries.id; `version` is the summary version that was embedded (1
--- for L2), so a running summary that changed is re-embedded.
+-- for L2), so a running summary that changed is re-embedded. A rowid
+-- table: the ~1.5 KB blobs would bloat a WITHOUT ROWID b-tree.
 CREATE TABLE embeddings (
     kind       TEXT NOT NULL CHECK (kind IN ('l2', 'summary')),
     row_id     INTEGER NOT NULL,
@@ -108,8 +111,31 @@ CREATE TABLE embeddings (
     dim        INTEGER NOT NULL,
     vector     BLOB NOT NULL,                        -- little-endian f32 × dim
     created_at INTEGER NOT NULL,
-    PRIMARY KEY (kind, row_id)
-) WITHOUT ROWID;
+    UNIQUE (kind, row_id)
+);
+CREATE INDEX embeddings_model ON embeddings(model, kind);
+
+-- What still needs a vector, found through partial indexes instead of a
+-- scan: turns.l2_vec and summaries.vec_version mirror the embeddings
+-- table (kept by these triggers), and a summary whose version moved on
+-- is stale by construction.
+CREATE INDEX turns_unembedded ON turns(id) WHERE l2_state = 'done' AND l2_vec = 0;
+CREATE INDEX summaries_unembedded ON summaries(id) WHERE vec_version IS NOT version;
+CREATE TRIGGER embeddings_mark_ins AFTER INSERT ON embeddings
+BEGIN
+    UPDATE turns SET l2_vec = 1 WHERE new.kind = 'l2' AND id = new.row_id;
+    UPDATE summaries SET vec_version = new.version WHERE new.kind = 'summary' AND id = new.row_id;
+END;
+CREATE TRIGGER embeddings_mark_upd AFTER UPDATE ON embeddings
+BEGIN
+    UPDATE turns SET l2_vec = 1 WHERE new.kind = 'l2' AND id = new.row_id;
+    UPDATE summaries SET vec_version = new.version WHERE new.kind = 'summary' AND id = new.row_id;
+END;
+CREATE TRIGGER embeddings_unmark_del AFTER DELETE ON embeddings
+BEGIN
+    UPDATE turns SET l2_vec = 0 WHERE old.kind = 'l2' AND id = old.row_id;
+    UPDATE summaries SET vec_version = NULL WHERE old.kind = 'summary' AND id = old.row_id;
+END;
 
 -- Keyword search (external content, kept by triggers).
 CREATE VIRTUAL TABLE l2_fts USING fts5(l2, content='turns', content_rowid='id');

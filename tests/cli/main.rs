@@ -8,4 +8,5 @@ mod generated;
 mod housekeeping;
 mod packaging;
 mod pipeline;
+mod search;
 mod store;

@@ -1,0 +1,281 @@
+//! `ragger search`, `ragger reembed` and lazy loading of the embedder, with
+//! the real all-MiniLM-L6-v2 files. Summaries are written straight into a
+//! database that `ragger status` created, so these tests do not depend on
+//! the memory model.
+
+use serde_json::Value;
+
+use crate::support::{minutes_ago, Env};
+
+/// Three sessions on distinct topics, in two projects: L2 turn summaries
+/// and one L3 summary each; the garden session is two days old.
+fn seeded(env: &Env) {
+    env.run(&["status"]).ok();
+    let db = env.sql();
+    let now = chrono::Utc::now().timestamp_millis();
+    let old = now - 2 * 24 * 3600 * 1000;
+    let sessions: [(&str, &str, i64, [&str; 3], &str); 3] = [
+        (
+            "garden",
+            "home",
+            old,
+            [
+                "The user asked when to plant tomato seedlings outdoors.",
+                "The user asked how to keep slugs away from the lettuce bed.",
+                "The assistant explained how to make compost from kitchen scraps.",
+            ],
+            "The user is planning a vegetable garden: tomatoes, lettuce, slugs and compost.",
+        ),
+        (
+            "db",
+            "work",
+            now,
+            [
+                "The user reported a deadlock between two PostgreSQL transactions.",
+                "The assistant suggested adding an index to speed up the slow join query.",
+                "The user asked how to run a schema migration without downtime.",
+            ],
+            "The user is debugging database problems: deadlocks, slow queries and migrations.",
+        ),
+        (
+            "music",
+            "home",
+            now,
+            [
+                "The user asked which guitar chords to learn first.",
+                "The assistant explained how to tune a guitar by ear.",
+                "The user asked how to practise strumming rhythm with a metronome.",
+            ],
+            "The user is learning to play guitar: chords, tuning and rhythm practice.",
+        ),
+    ];
+    for (i, (name, project, at, l2s, l3)) in sessions.iter().enumerate() {
+        let sid = i as i64 + 1;
+        db.execute(
+            "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
+            rusqlite::params![sid, name, project, at],
+        )
+        .unwrap();
+        let mut first = 0;
+        let mut last = 0;
+        for (j, l2) in l2s.iter().enumerate() {
+            let tid = sid * 10 + j as i64;
+            db.execute(
+                "INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens)
+                 VALUES (?1, ?2, ?3, ?3, 'u', 'a', 1)",
+                rusqlite::params![tid, sid, at + j as i64],
+            )
+            .unwrap();
+            // An UPDATE, as the pipeline does: the FTS trigger fires on it.
+            db.execute("UPDATE turns SET l2 = ?1, l2_state = 'done' WHERE id = ?2", rusqlite::params![l2, tid])
+                .unwrap();
+            if j == 0 {
+                first = tid;
+            }
+            last = tid;
+        }
+        db.execute(
+            "INSERT INTO summaries (level, session_id, project, status, content, tokens, first_turn_id, last_turn_id,
+                                    model, prompt_version, created_at, updated_at)
+             VALUES (3, ?1, ?2, 'running', ?3, 20, ?4, ?5, 'test', 1, ?6, ?6)",
+            rusqlite::params![sid, project, l3, first, last, at],
+        )
+        .unwrap();
+    }
+}
+
+fn embedded_env() -> Env {
+    let env = Env::new().real_embedder();
+    seeded(&env);
+    env.run(&["reembed"]).ok();
+    env
+}
+
+fn search(env: &Env, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["search", "--json"];
+    all.extend_from_slice(args);
+    env.run(&all).ok().json().as_array().expect("a JSON list").clone()
+}
+
+fn sessions(hits: &[Value]) -> Vec<&str> {
+    hits.iter().map(|h| h["session"].as_str().unwrap_or("-")).collect()
+}
+
+fn stale(env: &Env) -> i64 {
+    env.run(&["reembed", "--dry-run", "--json"]).ok().json()["stale"].as_i64().unwrap()
+}
+
+#[test]
+fn reembed_embeds_every_summary_and_search_finds_sessions_by_meaning() {
+    let env = embedded_env();
+    assert_eq!(stale(&env), 0);
+    let n: i64 = env.sql().query_row("SELECT count(*) FROM embeddings", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 12, "9 L2 + 3 L3 vectors");
+    // Paraphrases that share (almost) no words with the summaries.
+    for (query, want) in [
+        ("growing vegetables in the backyard", "garden"),
+        ("SQL locking issue", "db"),
+        ("learning a string instrument", "music"),
+        ("tomato", "garden"),
+        ("metronome", "music"),
+    ] {
+        let hits = search(&env, &[query]);
+        assert_eq!(sessions(&hits).first().copied(), Some(want), "{query:?}: {hits:#?}");
+    }
+}
+
+#[test]
+fn search_json_has_the_documented_fields() {
+    let env = embedded_env();
+    let hits = search(&env, &["--limit", "3", "deadlock between transactions"]);
+    assert_eq!(hits.len(), 3);
+    let top = &hits[0];
+    let mut keys: Vec<&str> = top.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(keys, ["content", "episode_range", "id", "level", "project", "score", "session"]);
+    assert_eq!(top["level"], 2);
+    assert_eq!(top["session"], "db");
+    assert_eq!(top["project"], "work");
+    assert_eq!(top["id"], 20);
+    assert_eq!(top["episode_range"], "20-20");
+    assert!(top["content"].as_str().unwrap().contains("deadlock"));
+    let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    let l3 = search(&env, &["--level", "3", "--limit", "1", "database"]);
+    assert_eq!(l3[0]["episode_range"], "20-22");
+}
+
+#[test]
+fn search_filters_by_level_session_project_and_time() {
+    let env = embedded_env();
+    let hits = search(&env, &["--level", "3", "guitar"]);
+    assert!(!hits.is_empty() && hits.iter().all(|h| h["level"] == 3), "{hits:#?}");
+    assert_eq!(hits.len(), 3, "every L3 is a vector candidate");
+    let hits = search(&env, &["--level", "2", "guitar"]);
+    assert!(hits.iter().all(|h| h["level"] == 2));
+    let hits = search(&env, &["--session", "garden", "guitar"]);
+    assert_eq!(hits.len(), 4);
+    assert!(sessions(&hits).iter().all(|s| *s == "garden"));
+    let hits = search(&env, &["--project", "home", "database deadlock"]);
+    assert_eq!(hits.len(), 8);
+    assert!(hits.iter().all(|h| h["project"] == "home"));
+    let hits = search(&env, &["--since", &minutes_ago(60), "tomato seedlings"]);
+    assert_eq!(hits.len(), 8);
+    assert!(!sessions(&hits).contains(&"garden"), "the garden session is two days old");
+    let hits = search(&env, &["--level", "4", "anything"]);
+    assert!(hits.is_empty());
+    let bad = env.run(&["search", "--since", "yesterday", "x"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+}
+
+#[test]
+fn search_prints_one_aligned_block_per_result() {
+    let env = embedded_env();
+    let out = env.run(&["search", "--limit", "2", "--level", "3", "guitar"]).ok().stdout;
+    let blocks: Vec<&str> = out.split("\n\n").collect();
+    assert_eq!(blocks.len(), 2, "{out}");
+    let first: Vec<&str> = blocks[0].lines().collect();
+    assert!(first[0].contains("L3") && first[0].contains("music") && first[0].contains("30-32"), "{out}");
+    assert!(first[1].starts_with("    The user is learning to play guitar"), "{out}");
+}
+
+#[test]
+fn reembed_recomputes_vectors_of_another_model() {
+    let env = embedded_env();
+    let db = env.sql();
+    let model: String = db.query_row("SELECT model FROM embeddings LIMIT 1", [], |r| r.get(0)).unwrap();
+    db.execute("UPDATE embeddings SET model = 'old-model', vector = zeroblob(4), dim = 1 WHERE row_id % 2 = 0", [])
+        .unwrap();
+    let changed: i64 =
+        db.query_row("SELECT count(*) FROM embeddings WHERE model = 'old-model'", [], |r| r.get(0)).unwrap();
+    assert!(changed > 0);
+    assert_eq!(stale(&env), changed);
+    assert_eq!(env.run(&["reembed", "--dry-run"]).ok().stdout.trim(), changed.to_string());
+    // Until then, search uses the vectors it can and still finds by meaning.
+    assert_eq!(sessions(&search(&env, &["learning a string instrument"]))[0], "music");
+    let r = env.run(&["reembed", "--json"]).ok();
+    assert_eq!(r.json()["embedded"], changed);
+    assert_eq!(stale(&env), 0);
+    let models: Vec<String> = db
+        .prepare("SELECT DISTINCT model FROM embeddings")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(models, [model]);
+    let dims: i64 = db.query_row("SELECT min(dim) FROM embeddings", [], |r| r.get(0)).unwrap();
+    assert_eq!(dims, 384);
+}
+
+#[test]
+fn reembed_picks_up_a_summary_that_changed_since_it_was_embedded() {
+    let env = embedded_env();
+    let db = env.sql();
+    db.execute(
+        "UPDATE summaries SET content = 'The user is now repairing a bicycle: brakes and gears.', version = version + 1
+         WHERE session_id = 2",
+        [],
+    )
+    .unwrap();
+    assert_eq!(stale(&env), 1);
+    env.run(&["reembed"]).ok();
+    assert_eq!(stale(&env), 0);
+    let hits = search(&env, &["--level", "3", "fixing a bike"]);
+    assert_eq!(hits[0]["session"], "db");
+}
+
+/// With nothing to embed, neither reembed nor search needs ONNX Runtime.
+#[test]
+fn nothing_to_embed_needs_no_runtime() {
+    let env = Env::new().real_embedder().with_config("");
+    let env = Env {
+        config: env.config.replace(
+            &format!("runtime_path = \"{}\"", crate::support::real_data_dir().join("lib/libonnxruntime.so").display()),
+            "runtime_path = \"/nonexistent/libonnxruntime.so\"",
+        ),
+        ..env
+    };
+    assert!(env.config.contains("/nonexistent/libonnxruntime.so"), "{}", env.config);
+    env.run(&["status"]).ok();
+    // Empty database.
+    assert_eq!(stale(&env), 0);
+    env.run(&["reembed"]).ok();
+    let r = env.run(&["search", "anything"]).ok();
+    assert!(r.stderr.is_empty(), "no warning without vectors: {}", r.stderr);
+    // Summaries but no vectors: search is keyword-only and loads nothing.
+    seeded(&env);
+    let hits = search(&env, &["guitar"]);
+    assert!(!hits.is_empty() && sessions(&hits).iter().all(|s| *s == "music"), "{hits:#?}");
+    // Something to embed now: the runtime is needed, and missing → 69.
+    let r = env.run(&["reembed"]);
+    assert_eq!(r.code, 69, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("/nonexistent/libonnxruntime.so") && r.stderr.contains("fetch-models.sh"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn search_falls_back_to_keywords_when_the_runtime_is_missing() {
+    let env = embedded_env();
+    let env = Env { config: env.config.replace("lib/libonnxruntime.so", "lib/missing-libonnxruntime.so"), ..env };
+    let r = env.run(&["search", "--json", "compost"]).ok();
+    assert!(r.stderr.contains("keyword only"), "{}", r.stderr);
+    let hits = r.json();
+    assert_eq!(hits[0]["session"], "garden");
+}
+
+#[test]
+fn disabled_embedder_searches_by_keyword_silently() {
+    let env = Env::new();
+    seeded(&env);
+    let r = env.run(&["search", "--json", "seedlings"]).ok();
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    let hits = r.json();
+    assert_eq!(hits.as_array().unwrap().len(), 1, "only keyword matches: {hits:#}");
+    assert_eq!(hits[0]["id"], 10);
+    let r = env.run(&["reembed"]);
+    assert_eq!(r.code, 78, "{}", r.stderr);
+}
