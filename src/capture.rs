@@ -82,6 +82,10 @@ pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Tu
 /// Parse one JSON line into a turn input, with a short reason on failure.
 pub fn parse_line(line: &[u8]) -> Result<TurnInput, String> {
     let text = std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 ({e})"))?;
+    // serde also fills a struct from an array by position; a line is an object.
+    if text.trim_start().starts_with('[') {
+        return Err("invalid JSON: a line must be one JSON object, not an array".into());
+    }
     serde_json::from_str::<TurnInput>(text).map_err(|e| format!("invalid JSON: {e}"))
 }
 
@@ -159,6 +163,11 @@ mod tests {
         assert!(parse_line(br#"{"session":"s","usr":"x"}"#).unwrap_err().contains("unknown field"));
         assert!(parse_line(b"{\"session\":\"\xff\"}").unwrap_err().contains("UTF-8"));
         assert!(parse_line(br#"{"session":"s","user":1}"#).is_err());
+    }
+
+    #[test]
+    fn parse_line_refuses_an_array_that_serde_would_fill_by_position() {
+        assert!(parse_line(br#" ["s", null, "u", "a", null, null]"#).unwrap_err().contains("not an array"));
     }
 
     #[test]

@@ -124,7 +124,17 @@ const CHECKS: &[(&str, &str)] = &[
     (
         "L3 folded into a foreign L4",
         "SELECT 'summary ' || m.id || ' -> ' || m.l4_id FROM summaries m JOIN summaries p ON p.id = m.l4_id
-         WHERE p.level <> 4 OR p.project IS NOT m.project OR m.id < p.first_l3_id OR m.id > p.last_l3_id",
+         WHERE p.level <> 4 OR p.project IS NOT m.project",
+    ),
+    (
+        // L3 rows of a project complete in any id order (its sessions
+        // overlap), so an L4's range is the first and the last L3 it
+        // folded, not the lowest and the highest id.
+        "L4 range names rows it does not hold",
+        "SELECT 'summary ' || p.id || ' range ' || p.first_l3_id || '-' || p.last_l3_id FROM summaries p
+         WHERE p.level = 4
+           AND (NOT EXISTS (SELECT 1 FROM summaries m WHERE m.id = p.first_l3_id AND m.l4_id = p.id)
+                OR NOT EXISTS (SELECT 1 FROM summaries m WHERE m.id = p.last_l3_id AND m.l4_id = p.id))",
     ),
     (
         "empty summary",
@@ -152,4 +162,55 @@ pub fn check(conn: &Connection) -> Result<Vec<Violation>> {
         out.push(Violation { check: "sqlite quick_check", detail: ok });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two sessions of project p: L3 row 2 completes (topic shift) and
+    /// starts the L4, then row 1 completes (its session closes) and is
+    /// folded after it.
+    fn two_overlapping_sessions() -> crate::store::Store {
+        let store = crate::store::Store::memory().unwrap();
+        store
+            .conn
+            .execute_batch(
+                "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at, next_fold_seq)
+                 VALUES (1, 'a', 'p', 0, 0, 0, 2), (2, 'b', 'p', 0, 0, 0, 2);
+                 INSERT INTO summaries (id, level, session_id, project, status, content, tokens, first_turn_id,
+                        last_turn_id, first_seq, last_seq, model, prompt_version, created_at, updated_at, l4_state)
+                 VALUES (1, 3, 1, 'p', 'complete', 'x', 1, 1, 1, 1, 1, 'm', 1, 0, 0, 'done'),
+                        (2, 3, 2, 'p', 'complete', 'y', 1, 2, 2, 1, 1, 'm', 1, 0, 0, 'done');
+                 INSERT INTO summaries (id, level, project, status, content, tokens, first_l3_id, last_l3_id,
+                        model, prompt_version, created_at, updated_at)
+                 VALUES (3, 4, 'p', 'running', 'xy', 1, 2, 1, 'm', 1, 0, 0);
+                 UPDATE summaries SET l4_id = 3 WHERE id IN (1, 2);
+                 INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens, l2,
+                        l2_state, l3_id, fold_seq)
+                 VALUES (1, 1, 0, 0, 'u', 'a', 1, 'l2', 'done', 1, 1), (2, 2, 0, 0, 'u', 'a', 1, 'l2', 'done', 2, 1);",
+            )
+            .unwrap();
+        store
+    }
+
+    #[test]
+    fn l3_rows_folded_into_the_project_summary_out_of_id_order_are_no_violation() {
+        let store = two_overlapping_sessions();
+        assert_eq!(check(&store.conn).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn an_l3_in_another_projects_summary_or_a_range_it_is_not_in_is_a_violation() {
+        let store = two_overlapping_sessions();
+        store.conn.execute_batch("UPDATE summaries SET project = 'q' WHERE id = 1").unwrap();
+        let names: Vec<&str> = check(&store.conn).unwrap().iter().map(|v| v.check).collect();
+        assert!(names.contains(&"L3 folded into a foreign L4"), "{names:?}");
+        store
+            .conn
+            .execute_batch("UPDATE summaries SET project = 'p', l4_id = NULL, l4_state = 'pending' WHERE id = 1")
+            .unwrap();
+        let names: Vec<&str> = check(&store.conn).unwrap().iter().map(|v| v.check).collect();
+        assert!(names.contains(&"L4 range names rows it does not hold"), "{names:?}");
+    }
 }

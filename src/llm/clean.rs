@@ -21,6 +21,21 @@ const LABEL_KEYS: &[&str] = &["summary", "answer", "response", "output", "result
 /// Clean a raw model reply. The result may be empty; the caller treats an
 /// empty result as a bad reply.
 pub fn clean_reply(raw: &str) -> String {
+    // Removing one thing can form another (`<thi<|x|>nk>` loses its token
+    // and becomes `<think>`), so clean until nothing changes. A reply that
+    // has not settled after a few rounds is garbage: empty, a bad reply.
+    let mut text = raw.to_string();
+    for _ in 0..8 {
+        let next = clean_once(&text);
+        if next == text {
+            return next;
+        }
+        text = next;
+    }
+    String::new()
+}
+
+fn clean_once(raw: &str) -> String {
     let text = strip_reasoning(raw);
     let text = strip_template_tokens(&text);
     let mut text = strip_role_header(text.trim()).to_string();
@@ -51,27 +66,24 @@ pub fn is_no_merge(cleaned: &str) -> bool {
 
 /// Remove `<think>…</think>` blocks (any of [`REASONING_TAGS`], any case).
 /// An unterminated block runs to the end. A closing tag with no opening
-/// one (templates that put `<think>` into the prompt) drops everything
-/// before it.
+/// one before it (templates that put `<think>` into the prompt, a repeated
+/// closing tag) drops everything before it.
 fn strip_reasoning(raw: &str) -> String {
     let mut text = raw.to_string();
     for tag in REASONING_TAGS {
         let open = format!("<{tag}>");
         let close = format!("</{tag}>");
-        // ASCII lowercasing keeps byte offsets, so positions carry over.
-        let lower = text.to_ascii_lowercase();
-        if let Some(c) = lower.find(&close) {
-            if lower.find(&open).is_none_or(|o| o > c) {
-                text.replace_range(..c + close.len(), "");
-            }
-        }
         loop {
+            // ASCII lowercasing keeps byte offsets, so positions carry over.
             let lower = text.to_ascii_lowercase();
-            let Some(start) = lower.find(&open) else {
-                break;
-            };
-            let end = lower[start..].find(&close).map_or(text.len(), |e| start + e + close.len());
-            text.replace_range(start..end, "");
+            match (lower.find(&open), lower.find(&close)) {
+                (o, Some(c)) if o.is_none_or(|o| o > c) => text.replace_range(..c + close.len(), ""),
+                (Some(start), _) => {
+                    let end = lower[start..].find(&close).map_or(text.len(), |e| start + e + close.len());
+                    text.replace_range(start..end, "");
+                }
+                _ => break,
+            }
         }
     }
     text
@@ -192,7 +204,12 @@ fn strip_label(s: &str) -> &str {
     if s.starts_with('#') && is_label(&s[..first_line_end]) {
         return s[first_line_end..].trim_start();
     }
-    let Some(colon) = s[..first_line_end.min(80)].find(':') else {
+    // A label sits in the first 80 bytes; cut there on a char boundary.
+    let mut head_end = first_line_end.min(80);
+    while !s.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let Some(colon) = s[..head_end].find(':') else {
         return s;
     };
     if !is_label(&s[..colon]) {
@@ -291,6 +308,28 @@ mod tests {
         // DeepSeek-R1 distills: the template opens <think> in the prompt.
         let raw = "Alright, let me figure this out.\n</think>\n\nThe user compared two hashing crates.";
         assert_eq!(clean_reply(raw), "The user compared two hashing crates.");
+    }
+
+    #[test]
+    fn a_long_first_line_in_another_script_is_kept_not_a_panic() {
+        // Byte 80 falls inside a three-byte character.
+        let s = "用户询问了如何在数据库中启用预写日志模式，助手解释了这个设置的作用以及并发读取的好处。";
+        assert_eq!(clean_reply(s), s);
+        let s = format!("{}: the user left.", "é".repeat(60));
+        assert_eq!(clean_reply(&s), s);
+    }
+
+    #[test]
+    fn every_orphan_closing_tag_is_dropped_with_what_precedes_it() {
+        assert_eq!(clean_reply("a</reasoning>b</reasoning>The user left."), "The user left.");
+        assert_eq!(clean_reply("</think></think>"), "");
+        assert_eq!(clean_reply("<think>a</think></think>The user left."), "The user left.");
+    }
+
+    #[test]
+    fn tags_formed_by_removing_tokens_are_removed_too() {
+        assert_eq!(clean_reply("<thi<|x|>nk>plan</think>The user left."), "The user left.");
+        assert_eq!(clean_reply("The user left.<|im_e<|x|>nd|> more"), "The user left.");
     }
 
     #[test]

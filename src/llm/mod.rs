@@ -97,7 +97,14 @@ pub trait MemoryModel: Send + Sync {
     fn generate(&self, req: &Request) -> Result<Reply, ModelError>;
 }
 
-/// Generate and clean. An empty reply after cleaning is a bad reply.
+/// A cleaned reply longer than this many bytes per token of `max_tokens`
+/// was not produced within the limit (a server that ignores it, a runaway
+/// model): a bad reply, never a stored summary. English averages about
+/// four bytes a token; sixteen leaves room for long words and other scripts.
+pub const MAX_REPLY_BYTES_PER_TOKEN: usize = 16;
+
+/// Generate and clean. An empty reply after cleaning is a bad reply, and
+/// so is one far longer than `max_tokens` allows (0: no limit).
 pub fn complete(model: &dyn MemoryModel, req: &Request) -> Result<Reply, ModelError> {
     let raw = model.generate(req)?;
     let text = clean::clean_reply(&raw.text);
@@ -105,6 +112,15 @@ pub fn complete(model: &dyn MemoryModel, req: &Request) -> Result<Reply, ModelEr
         return Err(ModelError::BadReply(format!(
             "empty text after cleaning (raw reply: {:?})",
             truncate_for_message(&raw.text, 80)
+        )));
+    }
+    let limit = req.max_tokens as usize * MAX_REPLY_BYTES_PER_TOKEN;
+    if limit > 0 && text.len() > limit {
+        return Err(ModelError::BadReply(format!(
+            "reply of {} bytes, longer than max_tokens ({}) allows (reply: {:?})",
+            text.len(),
+            req.max_tokens,
+            truncate_for_message(&text, 80)
         )));
     }
     Ok(Reply { text, usage: raw.usage })
@@ -118,5 +134,41 @@ pub fn truncate_for_message(s: &str, max_chars: usize) -> String {
         let mut t: String = s.chars().take(max_chars).collect();
         t.push('…');
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Fixed(String);
+
+    impl MemoryModel for Fixed {
+        fn describe(&self) -> String {
+            "fixed".into()
+        }
+        fn model_id(&self) -> String {
+            "fixed".into()
+        }
+        fn preflight(&self) -> Result<(), ModelError> {
+            Ok(())
+        }
+        fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
+            Ok(Reply { text: self.0.clone(), usage: Usage::default() })
+        }
+    }
+
+    fn request(max_tokens: u32) -> Request {
+        Request { messages: vec![Message::user("x")], temperature: 0.0, max_tokens, stop: vec![] }
+    }
+
+    #[test]
+    fn a_reply_far_longer_than_max_tokens_allows_is_a_bad_reply() {
+        let long = Fixed("word ".repeat(1000));
+        assert!(
+            matches!(complete(&long, &request(200)), Err(ModelError::BadReply(m)) if m.contains("max_tokens (200)"))
+        );
+        assert!(complete(&long, &request(400)).is_ok(), "5000 bytes fit 400 tokens");
+        assert!(complete(&long, &request(0)).is_ok(), "0: no limit");
     }
 }

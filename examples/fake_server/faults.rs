@@ -1,0 +1,215 @@
+//! Fault injection for the standalone fake server, used by the reliability
+//! scripts (`scripts/reliability/`):
+//!
+//! - `--faults SEED`: each chat completion draws, from a generator seeded
+//!   with SEED and the request's number, either a normal reply or a fault:
+//!   a hang (the client times out), a 500, a dropped connection, malformed
+//!   JSON, a JSON body of the wrong shape, empty text, a `<think>`-only
+//!   reply, an enormous (1 MiB) reply, leaked template tokens, a reply that
+//!   mentions NO_MERGE inside a sentence, or a slow reply. Model-list checks
+//!   fail now and then too (a server that is restarting).
+//! - `--jitter-ms N`: a random extra delay of 0..=N ms before every chat
+//!   reply (seeded by `--faults` or `--seed`).
+//!
+//! Normal replies follow topic tags such as `[topic:rust]` in the turns:
+//! an L2 keeps its turn's tag, a merge whose new material brings a topic
+//! the running summary lacks is answered `NO_MERGE`, so a backlog with
+//! scripted topic changes produces real topic shifts.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::fake_server::{Action, Recorded};
+
+/// Bytes of the enormous reply.
+const ENORMOUS: usize = 1 << 20;
+
+/// What one chat request gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fault {
+    None,
+    Hang,
+    Status500,
+    Drop,
+    Malformed,
+    WrongShape,
+    Empty,
+    ThinkOnly,
+    Enormous,
+    TemplateJunk,
+    MentionsNoMerge,
+    Slow,
+}
+
+/// (fault, weight out of 100) for chat requests under `--faults`.
+const MENU: &[(Fault, u64)] = &[
+    (Fault::None, 45),
+    (Fault::Hang, 3),
+    (Fault::Status500, 6),
+    (Fault::Drop, 5),
+    (Fault::Malformed, 5),
+    (Fault::WrongShape, 3),
+    (Fault::Empty, 5),
+    (Fault::ThinkOnly, 5),
+    (Fault::Enormous, 5),
+    (Fault::TemplateJunk, 5),
+    (Fault::MentionsNoMerge, 8),
+    (Fault::Slow, 5),
+];
+
+impl Fault {
+    fn name(self) -> &'static str {
+        match self {
+            Fault::None => "none",
+            Fault::Hang => "hang",
+            Fault::Status500 => "status500",
+            Fault::Drop => "drop",
+            Fault::Malformed => "malformed",
+            Fault::WrongShape => "wrong_shape",
+            Fault::Empty => "empty",
+            Fault::ThinkOnly => "think_only",
+            Fault::Enormous => "enormous",
+            Fault::TemplateJunk => "template_junk",
+            Fault::MentionsNoMerge => "mentions_no_merge",
+            Fault::Slow => "slow",
+        }
+    }
+}
+
+pub struct Chaos {
+    seed: u64,
+    faults: bool,
+    jitter_ms: u64,
+    next: AtomicU64,
+    tally: Mutex<BTreeMap<&'static str, u64>>,
+}
+
+impl Chaos {
+    /// `faults`: the `--faults` seed; `seed`: `--seed` (used when there is
+    /// no `--faults`); `jitter_ms`: `--jitter-ms`.
+    pub fn new(faults: Option<u64>, seed: u64, jitter_ms: u64) -> Chaos {
+        Chaos {
+            seed: faults.unwrap_or(seed),
+            faults: faults.is_some(),
+            jitter_ms,
+            next: AtomicU64::new(0),
+            tally: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The answer to one request.
+    pub fn reply(&self, r: &Recorded) -> Action {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut rng = Rng(self.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        if !r.is_chat() {
+            // A restarting server fails its model list now and then.
+            if self.faults && rng.below(100) < 3 {
+                self.count("models_500");
+                return Action::status(500, "fake fault: model list unavailable");
+            }
+            return Action::text("");
+        }
+        let fault = if self.faults { pick(rng.below(100)) } else { Fault::None };
+        self.count(fault.name());
+        let jitter = Duration::from_millis(if self.jitter_ms > 0 { rng.below(self.jitter_ms + 1) } else { 0 });
+        let action = match fault {
+            Fault::None => Action::Text(normal(r)),
+            Fault::Hang => return Action::Hang,
+            Fault::Status500 => Action::status(500, "fake fault: internal server error"),
+            Fault::Drop => Action::Drop,
+            Fault::Malformed => Action::Malformed,
+            Fault::WrongShape => Action::raw(200, r#"{"choices": [], "object": "chat.completion"}"#),
+            Fault::Empty => Action::text(["", "   \n", "\"\""][rng.below(3) as usize]),
+            Fault::ThinkOnly => Action::text(if rng.below(2) == 0 {
+                format!("<think>\nThe user wants a summary. {}\n</think>", normal(r))
+            } else {
+                format!("<think>\nLet me see. {} I should", normal(r))
+            }),
+            Fault::Enormous => {
+                let sentence = format!("{} ", normal(r));
+                Action::Text(sentence.repeat(ENORMOUS / sentence.len() + 1))
+            }
+            Fault::TemplateJunk => Action::Text(if rng.below(2) == 0 {
+                format!("<|im_start|>assistant\n{}<|im_end|>\n<|im_start|>user\nThanks!<|im_end|>", normal(r))
+            } else {
+                "<|im_start|>assistant\n<|im_end|>".to_string()
+            }),
+            Fault::MentionsNoMerge => Action::Text(format!("{} Nobody replied NO_MERGE or asked about it.", normal(r))),
+            Fault::Slow => Action::delayed(Duration::from_millis(200 + rng.below(800)), Action::Text(normal(r))),
+        };
+        if jitter.is_zero() {
+            action
+        } else {
+            Action::delayed(jitter, action)
+        }
+    }
+
+    fn count(&self, what: &'static str) {
+        *self.tally.lock().unwrap().entry(what).or_default() += 1;
+    }
+
+    /// `FAULTS none=12 hang=1 …` for the log.
+    pub fn tally_line(&self) -> String {
+        let t = self.tally.lock().unwrap();
+        let parts: Vec<String> = t.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("FAULTS {}", parts.join(" "))
+    }
+}
+
+fn pick(mut roll: u64) -> Fault {
+    for (fault, weight) in MENU {
+        if roll < *weight {
+            return *fault;
+        }
+        roll -= weight;
+    }
+    Fault::None
+}
+
+/// The `[topic:X]` tags in a text, in order.
+fn topics(s: &str) -> Vec<String> {
+    s.split("[topic:").skip(1).filter_map(|t| t.split(']').next()).map(str::to_string).collect()
+}
+
+/// A well-behaved model that follows topic tags.
+fn normal(r: &Recorded) -> String {
+    let user = r.user();
+    if r.system().contains("one-sentence") {
+        let t = topics(&user);
+        let topic = t.first().map(String::as_str).unwrap_or("misc");
+        return format!("The user asked about [topic:{topic}] and the assistant answered.");
+    }
+    if let Some(rest) = user.split("Running summary:").nth(1) {
+        let (running, new) = rest.split_once("\n\nNew ").unwrap_or((rest, ""));
+        let have = topics(running);
+        let incoming = topics(new);
+        if have.is_empty() || incoming.iter().any(|t| !have.contains(t)) {
+            return "NO_MERGE".to_string();
+        }
+        return format!("The conversation continued about [topic:{}].", have[0]);
+    }
+    let mut t = topics(&user);
+    t.dedup();
+    if t.is_empty() {
+        return "A summary of several turns.".to_string();
+    }
+    format!("A summary of [topic:{}].", t.join("] and [topic:"))
+}
+
+/// SplitMix64: small, seedable, good enough to pick faults.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
