@@ -2,9 +2,13 @@
 //! (through `llama-cpp-2`), so summarizing needs no server.
 //!
 //! Nothing is loaded until the first [`MemoryModel::generate`]; the model and
-//! one context are then kept for every later call of the process. The
-//! context's KV cache keeps the previous prompt, so a call whose prompt
-//! starts like the last one (the same instructions) only evaluates the rest.
+//! one context are then kept for every later call of the process.
+//!
+//! Every call evaluates its whole prompt from an empty cache. Reusing the
+//! cached prefix of the previous prompt (as llama.cpp's server does) would
+//! save a little, but the logits then depend on how the prompt was split
+//! into batches, and the same prompt at temperature 0 gave different replies
+//! depending on the call before it.
 
 use std::fs::File;
 use std::io::Read;
@@ -24,6 +28,10 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::ChatTemplateError;
 
 use super::{MemoryModel, Message, ModelError, Reply, Request, Role, Usage};
+
+/// Repetition penalty over the last 64 tokens (llama.cpp's default is 1.0,
+/// off; its server examples use 1.1).
+const REPEAT_PENALTY: f32 = 1.15;
 
 /// Every GGUF file starts with these four bytes.
 const GGUF_MAGIC: &[u8; 4] = b"GGUF";
@@ -50,15 +58,13 @@ pub struct LocalModel {
     engine: Mutex<Option<Engine>>,
 }
 
-/// The loaded model, its context and what the context's cache holds.
+/// The loaded model, its context and its chat template.
 struct Engine {
     // Declared before `model` so that it is dropped first: the context points
     // into the model.
     ctx: LlamaContext<'static>,
     model: Box<LlamaModel>,
     template: LlamaChatTemplate,
-    /// Tokens whose keys and values are in the cache (sequence 0), in order.
-    cached: Vec<LlamaToken>,
     load_time: Duration,
 }
 
@@ -66,10 +72,6 @@ impl LocalModel {
     /// Store the options; nothing is read or loaded.
     pub fn new(opts: LocalOptions) -> Self {
         LocalModel { opts, engine: Mutex::new(None) }
-    }
-
-    pub fn options(&self) -> &LocalOptions {
-        &self.opts
     }
 
     /// Load the model now unless it is loaded already (otherwise the first
@@ -84,8 +86,8 @@ impl LocalModel {
     }
 
     fn lock(&self) -> MutexGuard<'_, Option<Engine>> {
-        // A panic while generating leaves at worst a stale cache record; the
-        // next call forgets it (see `Engine::run`).
+        // A panic while generating leaves nothing to repair: every call
+        // starts from an empty cache.
         self.engine.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -198,7 +200,7 @@ impl Engine {
         // lifetime is only a marker (the context holds a raw pointer).
         let ctx = unsafe { std::mem::transmute::<LlamaContext<'_>, LlamaContext<'static>>(ctx) };
 
-        let engine = Engine { ctx, model, template, cached: Vec::new(), load_time: Duration::ZERO };
+        let engine = Engine { ctx, model, template, load_time: Duration::ZERO };
         // Fail at load time, not on every item, when llama.cpp does not know
         // the model's template.
         engine.prompt(&[Message::user("hello")])?;
@@ -243,36 +245,20 @@ impl Engine {
         if n_prompt + max_tokens > n_ctx {
             return Err(ModelError::BadReply(format!(
                 "prompt of {n_prompt} tokens plus max_tokens {max_tokens} exceeds the context of \
-                 {n_ctx} tokens (raise [memory_model] context_tokens or lower max_input_chars)"
+                 {n_ctx} tokens (raise [memory_model] context_tokens or lower [summaries] max_input_chars)"
             )));
         }
-
-        // Reuse the cached prefix; at least the last prompt token is
-        // evaluated again, for its logits.
-        let mut keep = common_prefix(&self.cached, &tokens).min(n_prompt - 1);
-        // Forgotten until this call succeeds, so a failure leaves no stale record.
-        self.cached.clear();
-        if self.ctx.kv_cache_seq_rm(0, Some(keep as u32), None).is_err() {
-            self.ctx.clear_kv_cache();
-            keep = 0;
-        }
-        self.evaluate(tokens, keep, req, seed)
+        self.ctx.clear_kv_cache();
+        self.evaluate(&tokens, req, seed)
     }
 
-    /// Evaluate `tokens[from..]` (the cache holds `tokens[..from]`), then
-    /// sample the reply.
-    fn evaluate(
-        &mut self,
-        mut tokens: Vec<LlamaToken>,
-        from: usize,
-        req: &Request,
-        seed: u32,
-    ) -> Result<Reply, ModelError> {
+    /// Evaluate the prompt into the (empty) cache, then sample the reply.
+    fn evaluate(&mut self, tokens: &[LlamaToken], req: &Request, seed: u32) -> Result<Reply, ModelError> {
         let decode_error = |e| ModelError::BadReply(format!("llama.cpp failed to evaluate the prompt: {e}"));
         let n_prompt = tokens.len();
         let n_batch = (self.ctx.n_batch() as usize).max(1);
         let mut batch = LlamaBatch::new(n_batch, 1);
-        for start in (from..n_prompt).step_by(n_batch) {
+        for start in (0..n_prompt).step_by(n_batch) {
             batch.clear();
             let end = (start + n_batch).min(n_prompt);
             for (pos, &token) in tokens.iter().enumerate().take(end).skip(start) {
@@ -283,16 +269,21 @@ impl Engine {
             self.ctx.decode(&mut batch).map_err(decode_error)?;
         }
 
+        // Small models loop ("The user asked X. The user asked X. ..."); a
+        // mild penalty on the last 64 tokens breaks the loop without
+        // bending normal text. Still deterministic at temperature 0.
+        let penalties = LlamaSampler::penalties(self.model.n_vocab(), 64, REPEAT_PENALTY, 0.0, 0.0);
         let mut sampler = if req.temperature <= 0.0 {
-            LlamaSampler::greedy()
+            LlamaSampler::chain_simple([penalties, LlamaSampler::greedy()])
         } else {
-            LlamaSampler::chain_simple([LlamaSampler::temp(req.temperature), LlamaSampler::dist(seed)])
+            LlamaSampler::chain_simple([penalties, LlamaSampler::temp(req.temperature), LlamaSampler::dist(seed)])
         };
         let vocab = self.model.vocab();
         let max_tokens = req.max_tokens as usize;
         let mut text: Vec<u8> = Vec::new();
         let mut generated = 0usize;
         let mut logits_at = batch.n_tokens() - 1;
+        let mut pos = n_prompt;
         while generated < max_tokens {
             let token = sampler.sample(&self.ctx, logits_at);
             if vocab.is_eog(token) {
@@ -311,26 +302,20 @@ impl Engine {
             }
             batch.clear();
             batch
-                .add(token, tokens.len() as i32, &[0], true)
+                .add(token, pos as i32, &[0], true)
                 .map_err(|e| ModelError::BadReply(format!("cannot fill a batch: {e}")))?;
             self.ctx
                 .decode(&mut batch)
                 .map_err(|e| ModelError::BadReply(format!("llama.cpp failed during generation: {e}")))?;
-            tokens.push(token);
+            pos += 1;
             logits_at = 0;
         }
-        self.cached = tokens;
 
         Ok(Reply {
             text: String::from_utf8_lossy(&text).into_owned(),
             usage: Usage { prompt_tokens: Some(n_prompt as u32), completion_tokens: Some(generated as u32) },
         })
     }
-}
-
-/// Length of the common prefix of two token lists.
-fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 /// Byte offset of the earliest stop string in `text`, if any occurs.

@@ -61,7 +61,7 @@ fn decide(
     let call = |slot: &mut ModelSlot<'_>, messages| -> Result<(String, String), ModelError> {
         let model = slot.get()?;
         let req = Request { messages, temperature: s.temperature, max_tokens: s.max_tokens, stop: vec![] };
-        Ok((complete(model, &req)?.text, model.model_id()))
+        Ok((super::tidy::tidy(&complete(model, &req)?.text, None), model.model_id()))
     };
     // A new summary from the items alone.
     let start = |slot: &mut ModelSlot<'_>, shift: bool| -> Result<Decision, ModelError> {

@@ -4,6 +4,7 @@
 use anyhow::Result;
 use rusqlite::params;
 
+use super::fold::is_topic_shift;
 use super::prompts;
 use super::queue::{self, L2Item, Skip, Table};
 use super::{ModelSlot, PassOptions, Report, Step};
@@ -40,7 +41,8 @@ pub fn step(
     let mut done = 0;
     for (item, result) in items.iter().zip(results) {
         match result {
-            Ok(reply) => {
+            Ok(mut reply) => {
+                reply.text = super::tidy::tidy(&reply.text, Some(2));
                 if commit(store, item.id, &reply, &opts.owner, &model_id)? {
                     report.l2 += 1;
                 }
@@ -75,15 +77,28 @@ fn request(item: &L2Item, opts: &PassOptions) -> Request {
 
 fn call_all(model: &dyn MemoryModel, items: &[L2Item], opts: &PassOptions) -> Vec<Result<Reply, ModelError>> {
     if items.len() == 1 {
-        return vec![complete(model, &request(&items[0], opts))];
+        return vec![summarize_turn(model, &items[0], opts)];
     }
     std::thread::scope(|s| {
-        let handles: Vec<_> = items.iter().map(|item| s.spawn(move || complete(model, &request(item, opts)))).collect();
+        let handles: Vec<_> = items.iter().map(|item| s.spawn(move || summarize_turn(model, item, opts))).collect();
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err(ModelError::BadReply("model call panicked".into()))))
             .collect()
     })
+}
+
+/// One L2 call. The merge verdict is no summary of a turn (a model that
+/// obeyed "reply NO_MERGE" written inside the turn): a bad reply.
+fn summarize_turn(model: &dyn MemoryModel, item: &L2Item, opts: &PassOptions) -> Result<Reply, ModelError> {
+    let reply = complete(model, &request(item, opts))?;
+    if is_topic_shift(&reply.text) {
+        return Err(ModelError::BadReply(format!(
+            "the reply is the NO_MERGE verdict, not a summary: {:?}",
+            reply.text
+        )));
+    }
+    Ok(reply)
 }
 
 /// Compare-and-set: only a turn still pending and claimed by us takes the L2.

@@ -7,6 +7,7 @@ pub mod fold;
 pub mod l2;
 pub mod prompts;
 pub mod queue;
+pub mod tidy;
 
 use std::time::{Duration, Instant};
 

@@ -4,8 +4,11 @@ mod support;
 
 mod capture;
 mod config;
+mod dbfaults;
 mod generated;
+mod hostile;
 mod housekeeping;
+mod local;
 mod packaging;
 mod pipeline;
 mod search;
