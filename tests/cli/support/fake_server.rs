@@ -147,7 +147,10 @@ struct State {
     models: Mutex<Vec<String>>,
     close_connections: AtomicBool,
     requests: Mutex<Vec<Recorded>>,
-    conns: Mutex<Vec<TcpStream>>,
+    /// Open connections by number, so stopping can shut down hung ones;
+    /// each is removed when its handler ends (no descriptor leak).
+    conns: Mutex<std::collections::HashMap<usize, TcpStream>>,
+    next_conn: AtomicUsize,
     stopping: Mutex<bool>,
     wake: Condvar,
     next_id: AtomicUsize,
@@ -193,7 +196,8 @@ impl FakeServer {
             models: Mutex::new(vec!["fake-model".to_string()]),
             close_connections: AtomicBool::new(false),
             requests: Mutex::new(Vec::new()),
-            conns: Mutex::new(Vec::new()),
+            conns: Mutex::new(std::collections::HashMap::new()),
+            next_conn: AtomicUsize::new(0),
             stopping: Mutex::new(false),
             wake: Condvar::new(),
             next_id: AtomicUsize::new(1),
@@ -205,11 +209,15 @@ impl FakeServer {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
+                let n = st.next_conn.fetch_add(1, Ordering::SeqCst);
                 if let Ok(clone) = stream.try_clone() {
-                    st.conns.lock().unwrap().push(clone);
+                    st.conns.lock().unwrap().insert(n, clone);
                 }
                 let st = Arc::clone(&st);
-                thread::spawn(move || serve_connection(stream, &st));
+                thread::spawn(move || {
+                    serve_connection(stream, &st);
+                    st.conns.lock().unwrap().remove(&n);
+                });
             }
         });
         FakeServer { addr, state, acceptor: Some(acceptor) }
@@ -290,7 +298,7 @@ impl Drop for FakeServer {
         if let Some(acceptor) = self.acceptor.take() {
             let _ = acceptor.join();
         }
-        for conn in self.state.conns.lock().unwrap().drain(..) {
+        for (_, conn) in self.state.conns.lock().unwrap().drain() {
             let _ = conn.shutdown(Shutdown::Both);
         }
     }
