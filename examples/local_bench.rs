@@ -1,10 +1,11 @@
 //! Benchmark of the memory model on turn summaries (L2): model load time and
-//! latency per call, for the in-process `local` backend and, optionally, the
-//! same GGUF behind an OpenAI-compatible server. Driven by
-//! `scripts/bench/local-model.sh`, which starts the server.
+//! latency per call, for the in-process `local` backend (at one or more
+//! thread counts) and, optionally, the same GGUF behind an OpenAI-compatible
+//! server. Driven by `scripts/bench/local-model.sh`, which starts the server.
 //!
-//! Prints one table row per backend on stdout; `--header` prints the header
-//! first.
+//! The backends take turns call by call (turn 1 on every backend, then turn
+//! 2, ...), so a busy machine slows them alike and the comparison holds.
+//! Prints one table row per backend on stdout.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,25 +16,32 @@ use ragger::llm::local::{LocalModel, LocalOptions};
 use ragger::llm::{complete, MemoryModel, Request};
 use ragger::pipeline::prompts::turn_summary;
 
-const USAGE: &str = "usage: local_bench [--model GGUF] [--threads N] [--turns N] [--max-tokens N]
-                   [--temperature T] [--ctx N] [--server URL] [--server-load-ms MS]
-                   [--label NAME] [--no-local] [--header] [--show]";
+const USAGE: &str = "usage: local_bench [--model GGUF] [--threads N[,N...]] [--turns N] [--max-tokens N]
+                   [--temperature T] [--ctx N] [--server URL] [--server-threads N]
+                   [--server-load-ms MS] [--no-local] [--show]";
 
 struct Args {
     model: PathBuf,
-    threads: usize,
+    threads: Vec<usize>,
     turns: usize,
     max_tokens: u32,
     temperature: f32,
     ctx: u32,
     server: Option<String>,
+    server_threads: Option<usize>,
     /// How long the server took to start (measured by the script).
     server_load_ms: Option<f64>,
-    /// Name of the local row, e.g. to tell thread settings apart.
-    label: String,
     local: bool,
-    header: bool,
     show: bool,
+}
+
+struct Backend {
+    label: String,
+    threads: String,
+    model: Box<dyn MemoryModel>,
+    load: Option<Duration>,
+    latencies: Vec<Duration>,
+    completion_tokens: u64,
 }
 
 fn main() -> ExitCode {
@@ -54,90 +62,88 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let requests: Vec<Request> = turns(args.turns)
-        .into_iter()
-        .map(|(user, assistant)| Request {
-            messages: turn_summary(&user, &assistant, 3000),
-            temperature: args.temperature,
-            max_tokens: args.max_tokens,
-            stop: Vec::new(),
-        })
-        .collect();
-    if args.header {
-        println!(
-            "{:<14} {:>7} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7}",
-            "backend", "threads", "load_ms", "median_ms", "p90_ms", "mean_ms", "out_tok", "tok/s"
-        );
-    }
+    let mut backends = Vec::new();
     if args.local {
-        let model = LocalModel::new(LocalOptions {
-            model_path: args.model.clone(),
-            threads: args.threads,
-            context_tokens: args.ctx,
-            seed: 42,
-            verbose_log: false,
-        });
-        let started = Instant::now();
-        model.load().map_err(|e| e.to_string())?;
-        let load = started.elapsed();
-        let stats = measure(&model, &requests, args.show)?;
-        print_row(&args.label, args.threads, Some(load), &stats);
+        for &threads in &args.threads {
+            let model = LocalModel::new(LocalOptions {
+                model_path: args.model.clone(),
+                threads,
+                context_tokens: args.ctx,
+                seed: 42,
+                verbose_log: false,
+            });
+            let started = Instant::now();
+            model.load().map_err(|e| e.to_string())?;
+            let load = started.elapsed();
+            backends.push(Backend::new("local", threads.to_string(), Box::new(model), Some(load)));
+        }
     }
     if let Some(url) = &args.server {
         let model = OpenAiModel::new(HttpOptions {
             url: url.clone(),
             model: String::new(),
             api_key: None,
-            timeout: Duration::from_secs(300),
+            timeout: Duration::from_secs(600),
             retries: 0,
         });
         model.preflight().map_err(|e| e.to_string())?;
-        let stats = measure(&model, &requests, args.show)?;
         let load = args.server_load_ms.map(|ms| Duration::from_secs_f64(ms / 1000.0));
-        print_row("server", args.threads, load, &stats);
+        let threads = args.server_threads.map_or("-".into(), |t| t.to_string());
+        backends.push(Backend::new("server", threads, Box::new(model), load));
+    }
+
+    for (user, assistant) in turns(args.turns) {
+        let req = Request {
+            messages: turn_summary(&user, &assistant, 3000),
+            temperature: args.temperature,
+            max_tokens: args.max_tokens,
+            stop: Vec::new(),
+        };
+        for b in &mut backends {
+            let started = Instant::now();
+            let reply = complete(b.model.as_ref(), &req).map_err(|e| format!("{}: {e}", b.model.describe()))?;
+            b.latencies.push(started.elapsed());
+            b.completion_tokens += u64::from(reply.usage.completion_tokens.unwrap_or(0));
+            if args.show {
+                eprintln!("[{} {}] {}", b.label, b.threads, reply.text);
+            }
+        }
+    }
+
+    println!(
+        "{:<8} {:>7} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7}",
+        "backend", "threads", "load_ms", "median_ms", "p90_ms", "mean_ms", "out_tok", "tok/s"
+    );
+    for b in &backends {
+        b.print_row();
     }
     Ok(())
 }
 
-struct Stats {
-    latencies: Vec<Duration>,
-    completion_tokens: u64,
-}
-
-fn measure(model: &dyn MemoryModel, requests: &[Request], show: bool) -> Result<Stats, String> {
-    let mut latencies = Vec::with_capacity(requests.len());
-    let mut completion_tokens = 0u64;
-    for req in requests {
-        let started = Instant::now();
-        let reply = complete(model, req).map_err(|e| format!("{}: {e}", model.describe()))?;
-        latencies.push(started.elapsed());
-        completion_tokens += u64::from(reply.usage.completion_tokens.unwrap_or(0));
-        if show {
-            eprintln!("[{}] {}", model.model_id(), reply.text);
-        }
+impl Backend {
+    fn new(label: &str, threads: String, model: Box<dyn MemoryModel>, load: Option<Duration>) -> Self {
+        Backend { label: label.into(), threads, model, load, latencies: Vec::new(), completion_tokens: 0 }
     }
-    Ok(Stats { latencies, completion_tokens })
-}
 
-fn print_row(backend: &str, threads: usize, load: Option<Duration>, stats: &Stats) {
-    let mut sorted = stats.latencies.clone();
-    sorted.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let pick = |q: f64| sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize).copied();
-    let total: Duration = sorted.iter().sum();
-    let n = sorted.len().max(1) as f64;
-    let load = load.map_or("-".to_string(), |d| format!("{:.0}", ms(d)));
-    println!(
-        "{:<14} {:>7} {:>8} {:>9.0} {:>9.0} {:>9.0} {:>8.1} {:>7.1}",
-        backend,
-        threads,
-        load,
-        pick(0.5).map_or(0.0, ms),
-        pick(0.9).map_or(0.0, ms),
-        ms(total) / n,
-        stats.completion_tokens as f64 / n,
-        stats.completion_tokens as f64 / total.as_secs_f64().max(1e-9),
-    );
+    fn print_row(&self) {
+        let mut sorted = self.latencies.clone();
+        sorted.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let pick = |q: f64| sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize).copied();
+        let total: Duration = sorted.iter().sum();
+        let n = sorted.len().max(1) as f64;
+        println!(
+            "{:<8} {:>7} {:>8} {:>9.0} {:>9.0} {:>9.0} {:>8.1} {:>7.1}",
+            self.label,
+            self.threads,
+            self.load.map_or("-".to_string(), |d| format!("{:.0}", ms(d))),
+            pick(0.5).map_or(0.0, ms),
+            pick(0.9).map_or(0.0, ms),
+            ms(total) / n,
+            self.completion_tokens as f64 / n,
+            self.completion_tokens as f64 / total.as_secs_f64().max(1e-9),
+        );
+    }
 }
 
 /// `n` short, distinct conversation turns.
@@ -197,21 +203,21 @@ fn turns(n: usize) -> Vec<(String, String)> {
 
 fn parse_args() -> Result<Args, String> {
     let data = std::env::var_os("RAGGER_DATA_DIR")
+        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| directories::ProjectDirs::from("", "", "ragger").map(|d| d.data_dir().to_path_buf()))
         .ok_or("cannot find the data folder; pass --model")?;
     let mut args = Args {
         model: data.join("models/SmolLM2-135M-Instruct.Q4_1.gguf"),
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        threads: vec![std::thread::available_parallelism().map_or(1, |n| n.get())],
         turns: 50,
         max_tokens: 120,
         temperature: 0.0,
         ctx: 4096,
         server: None,
+        server_threads: None,
         server_load_ms: None,
-        label: "local".into(),
         local: true,
-        header: false,
         show: false,
     };
     let mut it = std::env::args().skip(1);
@@ -219,16 +225,17 @@ fn parse_args() -> Result<Args, String> {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
         match flag.as_str() {
             "--model" => args.model = PathBuf::from(value()?),
-            "--threads" => args.threads = number(&flag, &value()?)?,
+            "--threads" => {
+                args.threads = value()?.split(',').map(|t| number(&flag, t)).collect::<Result<_, _>>()?;
+            }
             "--turns" => args.turns = number(&flag, &value()?)?,
             "--max-tokens" => args.max_tokens = number(&flag, &value()?)?,
             "--temperature" => args.temperature = number(&flag, &value()?)?,
             "--ctx" => args.ctx = number(&flag, &value()?)?,
             "--server" => args.server = Some(value()?),
+            "--server-threads" => args.server_threads = Some(number(&flag, &value()?)?),
             "--server-load-ms" => args.server_load_ms = Some(number(&flag, &value()?)?),
-            "--label" => args.label = value()?,
             "--no-local" => args.local = false,
-            "--header" => args.header = true,
             "--show" => args.show = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -237,12 +244,12 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument {other}")),
         }
     }
-    if args.threads == 0 || args.turns == 0 {
+    if args.threads.contains(&0) || args.turns == 0 {
         return Err("--threads and --turns must be at least 1".into());
     }
     Ok(args)
 }
 
 fn number<T: std::str::FromStr>(flag: &str, s: &str) -> Result<T, String> {
-    s.parse().map_err(|_| format!("{flag}: not a number: {s}"))
+    s.trim().parse().map_err(|_| format!("{flag}: not a number: {s}"))
 }

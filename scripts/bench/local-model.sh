@@ -4,8 +4,9 @@
 # (llama-cpp-python[server], in a venv) over the `openai` backend, in one run.
 #
 # Reports model load time and latency per call (median and p90 over N turns)
-# as a table; with --threads-effect also the local backend at llama.cpp's
-# default of 4 threads.
+# as a table; with --threads-effect also the local backend at 1 thread and at
+# llama.cpp's own default of 4. The backends take turns call by call, so a
+# busy machine slows them alike.
 #
 # Usage: scripts/bench/local-model.sh [--turns N] [--threads N] [--max-tokens N]
 #                                     [--no-server] [--threads-effect] [--show]
@@ -93,13 +94,12 @@ if [[ $server == 1 ]]; then
   done
   curl -fsS "$url/models" >/dev/null 2>&1 || die "server did not come up in 60 s (log: $log)"
   server_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
-  server_args=(--server "$url" --server-load-ms "$server_ms")
+  server_args=(--server "$url" --server-threads "$threads" --server-load-ms "$server_ms")
 fi
 
 # --- run ---------------------------------------------------------------------
 echo "$prog: $turns turn summaries, max_tokens $max_tokens, temperature 0, $(nproc) cores, model $(basename "$gguf")" >&2
 echo "$prog: server load_ms = process start until /v1/models answers" >&2
-"$bench" "${common[@]}" --threads "$threads" --header "${server_args[@]}"
-if [[ $threads_effect == 1 ]]; then
-  "$bench" "${common[@]}" --threads 4 --label "local (4=default)"
-fi
+local_threads=$threads
+[[ $threads_effect == 0 ]] || local_threads="$threads,1,4"
+"$bench" "${common[@]}" --threads "$local_threads" "${server_args[@]}"
