@@ -20,6 +20,27 @@ pub struct Store {
     pub path: PathBuf,
 }
 
+/// A kept WAL past this size is checkpointed and truncated by the process
+/// that finds it so, as it closes.
+pub const WAL_TRUNCATE_BYTES: u64 = 1 << 20;
+
+impl Drop for Store {
+    /// The WAL is kept between processes (see `configure`), and a new
+    /// process counts none of a kept WAL's frames as checkpointed, so
+    /// nothing would ever reset it: it would grow, and every commit past
+    /// the auto-checkpoint size would copy all of it again. So whoever
+    /// closes the database with a WAL over `WAL_TRUNCATE_BYTES` checkpoints
+    /// and truncates it, without waiting: if another process is busy with
+    /// the database, a later one will do it.
+    fn drop(&mut self) {
+        let wal = PathBuf::from(format!("{}-wal", self.path.display()));
+        if std::fs::metadata(&wal).map(|m| m.len() > WAL_TRUNCATE_BYTES).unwrap_or(false) {
+            let _ = self.conn.busy_timeout(Duration::ZERO);
+            let _ = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}
+
 impl Store {
     /// Open (creating if needed) and migrate.
     pub fn open(path: &Path) -> Result<Store> {
