@@ -11,9 +11,7 @@
 //! and `DELAYED_MS T` (the time actually spent in `--delay-ms` delays,
 //! summed over calls; a sleep overshoots a little) on stderr and exits 0.
 //!
-//! Every response closes its connection (see `main`). The shared server
-//! keeps a handle of every connection until it stops, so one process serves
-//! at most about `ulimit -n` connections.
+//! Every response closes its connection (see `main`).
 //!
 //! Replies: a one-sentence turn summary for L2 prompts, a short summary for
 //! fold (L3/L4) prompts. The reply logic is [`reply`]. With `--faults` or

@@ -16,6 +16,7 @@
 #   --out FILE     where to write the report (default: BENCHMARKS.md at the
 #                  top of the repository)
 #   --keep         keep the work folder (databases, configs, logs)
+#   --results DIR  where each section's results are kept (default below)
 #   --report-only  measure nothing; write the report from the kept results
 #   Each section's results are kept in target/bench-results/ (under
 #   CARGO_TARGET_DIR if set) and the report is assembled from them.
@@ -38,12 +39,14 @@ quick=0
 only=""
 out=$root/BENCHMARKS.md
 keep=0
+results=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) quick=1; shift ;;
     --only) only=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --keep) keep=1; shift ;;
+    --results) results=$2; shift 2 ;;
     --report-only) only=none; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "$prog: unknown argument: $1" >&2; exit 2 ;;
@@ -85,15 +88,6 @@ backfill_delay_ms=100
 backfill_sessions=100
 pass_batch=100             # turns summarised per measured pass (cost growth)
 
-# The fake server (the tests' server) keeps one file descriptor per
-# connection, and it answers each call on a fresh connection: one pass of
-# N turns needs about 2N - N/100 descriptors.
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-most_turns=$(( overhead_turns > backfill_turns ? overhead_turns : backfill_turns ))
-fds_needed=$(( 2 * most_turns - most_turns / 100 + 32 ))
-[[ $(ulimit -n) == unlimited ]] || (( $(ulimit -n) >= fds_needed )) ||
-  die "the open-files limit ($(ulimit -n)) is below the $fds_needed the fake server needs; raise it (ulimit -n) or use --quick"
-
 # --- tools -------------------------------------------------------------------
 apt_updated=0
 need() { # command package
@@ -113,7 +107,7 @@ say "building ragger and examples/fake_server (release)"
 (cd "$root" && cargo build --release --quiet --bin ragger --example fake_server) || die "build failed"
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 case $target_dir in /*) ;; *) target_dir=$root/$target_dir ;; esac
-results=$target_dir/bench-results
+[[ -n $results ]] || results=$target_dir/bench-results
 mkdir -p "$results"
 
 # Where the real models live (before XDG_* is pointed at the work folder).
@@ -178,12 +172,18 @@ start_server() {
   stop_server
   "$fake" --delay-ms "$1" >"$w/fake.out" 2>"$w/fake.err" &
   server_pid=$!
-  for _ in $(seq 200); do
+  for _ in $(seq 1200); do
     if grep -q '^URL ' "$w/fake.out" 2>/dev/null; then break; fi
+    kill -0 "$server_pid" 2>/dev/null || break
     sleep 0.05
   done
   url=$(sed -n 's/^URL //p' "$w/fake.out")
-  [[ -n $url ]] || die "fake server did not start: $(cat "$w/fake.err")"
+  if [[ -z $url ]]; then
+    local rc=0
+    kill -0 "$server_pid" 2>/dev/null && rc="still running after 60 s" || { wait "$server_pid" || rc=$?; }
+    server_pid=""
+    die "fake server did not start (exit $rc): $(cat "$w/fake.err")"
+  fi
 }
 # stop_server: stops it; sets $calls to the chat calls it answered and
 # $delayed_ms to the time it spent in its fixed delays.
@@ -346,12 +346,12 @@ EOF
   elif [[ ${sync_r%.*} == 0 ]]; then
     note "ragger keeps the WAL between processes and does not checkpoint on close" \
       "(SQLITE_FCNTL_PERSIST_WAL and SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, src/store/mod.rs), so at" \
-      "synchronous=NORMAL a capture syncs nothing; SQLite's automatic checkpoint (every 1,000 WAL" \
-      "pages) syncs in whichever process crosses it. The last row runs sqlite3 with the same two" \
-      "settings, for comparison. The price: the first connection of every process rebuilds the" \
-      "WAL index by reading every valid frame of the kept WAL (SQLite's WAL recovery, the pread64" \
-      "calls above), so a capture costs more the fuller the WAL is, up to the auto-checkpoint size" \
-      "(1,000 pages, about 4 MiB); hence the spread of the capture times." ""
+      "synchronous=NORMAL a capture syncs nothing, except now and then the one that checkpoints and" \
+      "truncates a grown WAL ($sync_r syncs per capture on average above). The price: the first" \
+      "connection of every process rebuilds the WAL index by reading every valid frame of the kept" \
+      "WAL (SQLite's WAL recovery, the pread64 calls above), so a capture costs a little more the" \
+      "fuller the WAL is; hence part of the spread of the capture times. The last row runs sqlite3" \
+      "with the same two settings, for comparison." ""
   else
     note "ragger pays the same syncs (ragger's bundled SQLite uses fsync where Debian's sqlite3 uses" \
       "fdatasync). The last row is not a peer but the cost without them: sqlite3 with the WAL kept" \
@@ -717,7 +717,8 @@ EOF
   record "peak RSS, summarize pass (SmolLM2-135M Q4_1 + MiniLM-L6)" "$(fmt "$(calc "$kb / 1024")" 0) MiB" "(reported)" ""
   record "peak RSS, ragger --version" "$(fmt "$(calc "$base_kb / 1024")" 1) MiB" "" ""
   note "$rss_turns turns in one session, local backend (llama.cpp, $(nproc) threads) and the MiniLM embedder" \
-    "(ONNX Runtime): $items in $secs. The pass frees the memory model before the embedder" \
+    "(ONNX Runtime): $items, in $secs (h:mm:ss or m:ss of wall time; the time depends on what" \
+    "else runs on the cores). The pass frees the memory model before the embedder" \
     "loads, so the peak is the larger of the two, not their sum." ""
   cmdblock "/usr/bin/time -v ragger --config real.toml --db rss.db summarize --once   # Maximum resident set size"
 }
@@ -755,7 +756,14 @@ fs=$(df -T "$w" | awk 'NR == 2 {print $2}')
     [[ -s $results/$s.md ]] || continue
     cat "$results/$s.md"
   done
-} >"$out"
+  # The reliability suites (scripts/reliability) keep their own section at
+  # the end of the file: carry it over.
+  if [[ -f $out ]] && grep -q '^## Reliability' "$out"; then
+    echo
+    sed -n '/^## Reliability/,$p' "$out"
+  fi
+} >"$out.new"
+mv "$out.new" "$out"
 
 printf '%-58s %-58s %-12s %s\n' FIGURE RESULT GOAL VERDICT
 for s in "${all_sections[@]}"; do
