@@ -73,12 +73,19 @@ fn completion_is_non_empty_and_cleaned() {
 #[test]
 fn temperature_zero_is_deterministic_across_calls_and_loads() {
     let req = summary_request(0.0, 40);
-    let first = shared().generate(&req).expect("first");
-    // The second call reuses the cached prompt prefix; the answer must not change.
-    let second = shared().generate(&req).expect("second");
-    assert_eq!(first.text, second.text);
-    let fresh = LocalModel::new(options(gguf())).generate(&req).expect("fresh model");
-    assert_eq!(first.text, fresh.text);
+    let mut other = summary_request(0.0, 40);
+    other.messages[1].content = other.messages[1].content.replace("Python", "Rust");
+    // A fresh model evaluates the prompt from scratch; later calls reuse the
+    // cached prefix of whatever came before. The answer must not change.
+    let model = LocalModel::new(options(gguf()));
+    let first = model.generate(&req).expect("first");
+    let again = model.generate(&req).expect("again");
+    model.generate(&other).expect("other");
+    let after_other = model.generate(&req).expect("after other");
+    let shared_model = shared().generate(&req).expect("shared model");
+    assert_eq!(first.text, again.text);
+    assert_eq!(first.text, after_other.text);
+    assert_eq!(first.text, shared_model.text);
 }
 
 #[test]
