@@ -5,7 +5,10 @@
 //!
 //! The backends take turns call by call (turn 1 on every backend, then turn
 //! 2, ...), so a busy machine slows them alike and the comparison holds.
-//! Prints one table row per backend on stdout.
+//! Prints one table row per backend on stdout: load time, latency per call,
+//! and where the backend reports them (the local backend and llama.cpp's
+//! server do) the split into prompt evaluation and generation, so replies
+//! of different lengths can still be compared.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,6 +45,11 @@ struct Backend {
     load: Option<Duration>,
     latencies: Vec<Duration>,
     completion_tokens: u64,
+    /// Per call, where reported: prompt tokens evaluated (not cached) and
+    /// the time they took.
+    prompt: Vec<(u32, Duration)>,
+    /// Total generation time, over calls that reported it, and their tokens.
+    generation: (Duration, u64),
 }
 
 fn main() -> ExitCode {
@@ -103,7 +111,16 @@ fn run(args: &Args) -> Result<(), String> {
             let started = Instant::now();
             let reply = complete(b.model.as_ref(), &req).map_err(|e| format!("{}: {e}", b.model.describe()))?;
             b.latencies.push(started.elapsed());
-            b.completion_tokens += u64::from(reply.usage.completion_tokens.unwrap_or(0));
+            let usage = &reply.usage;
+            let completion = u64::from(usage.completion_tokens.unwrap_or(0));
+            b.completion_tokens += completion;
+            if let (Some(n), Some(t)) = (usage.prompt_evaluated, usage.prompt_time) {
+                b.prompt.push((n, t));
+            }
+            if let Some(t) = usage.generation_time {
+                b.generation.0 += t;
+                b.generation.1 += completion;
+            }
             if args.show {
                 eprintln!("[{} {}] {}", b.label, b.threads, reply.text);
             }
@@ -111,8 +128,18 @@ fn run(args: &Args) -> Result<(), String> {
     }
 
     println!(
-        "{:<8} {:>7} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7}",
-        "backend", "threads", "load_ms", "median_ms", "p90_ms", "mean_ms", "out_tok", "tok/s"
+        "{:<8} {:>7} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7} {:>8} {:>10} {:>10}",
+        "backend",
+        "threads",
+        "load_ms",
+        "median_ms",
+        "p90_ms",
+        "mean_ms",
+        "out_tok",
+        "tok/s",
+        "eval_tok",
+        "prompt_ms",
+        "ms/out_tok"
     );
     for b in &backends {
         b.print_row();
@@ -122,28 +149,58 @@ fn run(args: &Args) -> Result<(), String> {
 
 impl Backend {
     fn new(label: &str, threads: String, model: Box<dyn MemoryModel>, load: Option<Duration>) -> Self {
-        Backend { label: label.into(), threads, model, load, latencies: Vec::new(), completion_tokens: 0 }
+        Backend {
+            label: label.into(),
+            threads,
+            model,
+            load,
+            latencies: Vec::new(),
+            completion_tokens: 0,
+            prompt: Vec::new(),
+            generation: (Duration::ZERO, 0),
+        }
     }
 
     fn print_row(&self) {
-        let mut sorted = self.latencies.clone();
-        sorted.sort();
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        let pick = |q: f64| sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize).copied();
-        let total: Duration = sorted.iter().sum();
-        let n = sorted.len().max(1) as f64;
+        let total: Duration = self.latencies.iter().sum();
+        let n = self.latencies.len().max(1) as f64;
+        let dash = || "-".to_string();
+        // Prompt: mean tokens evaluated per call, median time per call.
+        let (eval_tok, prompt_ms) = if self.prompt.is_empty() {
+            (dash(), dash())
+        } else {
+            let tokens: u64 = self.prompt.iter().map(|&(t, _)| u64::from(t)).sum();
+            let times: Vec<Duration> = self.prompt.iter().map(|&(_, d)| d).collect();
+            (
+                format!("{:.1}", tokens as f64 / self.prompt.len() as f64),
+                format!("{:.0}", quantile(&times, 0.5).map_or(0.0, ms)),
+            )
+        };
+        let (gen_time, gen_tokens) = self.generation;
+        let per_token = if gen_tokens == 0 { dash() } else { format!("{:.1}", ms(gen_time) / gen_tokens as f64) };
         println!(
-            "{:<8} {:>7} {:>8} {:>9.0} {:>9.0} {:>9.0} {:>8.1} {:>7.1}",
+            "{:<8} {:>7} {:>8} {:>9.0} {:>9.0} {:>9.0} {:>8.1} {:>7.1} {:>8} {:>10} {:>10}",
             self.label,
             self.threads,
-            self.load.map_or("-".to_string(), |d| format!("{:.0}", ms(d))),
-            pick(0.5).map_or(0.0, ms),
-            pick(0.9).map_or(0.0, ms),
+            self.load.map_or_else(dash, |d| format!("{:.0}", ms(d))),
+            quantile(&self.latencies, 0.5).map_or(0.0, ms),
+            quantile(&self.latencies, 0.9).map_or(0.0, ms),
             ms(total) / n,
             self.completion_tokens as f64 / n,
             self.completion_tokens as f64 / total.as_secs_f64().max(1e-9),
+            eval_tok,
+            prompt_ms,
+            per_token,
         );
     }
+}
+
+/// The `q` quantile (nearest rank) of some durations.
+fn quantile(values: &[Duration], q: f64) -> Option<Duration> {
+    let mut sorted = values.to_vec();
+    sorted.sort();
+    sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize).copied()
 }
 
 /// `n` short, distinct conversation turns.

@@ -56,7 +56,16 @@ fn openai_request_body_and_reply() {
     let reply = openai(&server).generate(&req).unwrap();
 
     assert_eq!(reply.text, "The user asked how to list files.");
-    assert_eq!(reply.usage, Usage { prompt_tokens: Some(15), completion_tokens: Some(7) });
+    assert_eq!(
+        reply.usage,
+        Usage {
+            prompt_tokens: Some(15),
+            completion_tokens: Some(7),
+            prompt_evaluated: Some(4),
+            prompt_time: Some(Duration::from_micros(2500)),
+            generation_time: Some(Duration::from_micros(10250)),
+        }
+    );
     let sent = &server.requests()[0];
     assert_eq!((sent.method.as_str(), sent.path.as_str()), ("POST", "/v1/chat/completions"));
     assert_eq!(
@@ -78,6 +87,25 @@ fn openai_request_body_and_reply() {
 }
 
 #[test]
+fn openai_reply_without_usage_or_with_bad_timings_has_no_figures() {
+    let choice = r#""choices":[{"index":0,"message":{"role":"assistant","content":"ok"}}]"#;
+    let server = FakeServer::start(move |req| match req.path.as_str() {
+        "/v1/chat/completions" if req.user().contains("first") => Action::raw(200, format!("{{{choice}}}")),
+        _ => Action::raw(
+            200,
+            format!(r#"{{{choice},"timings":{{"prompt_n":-3,"prompt_ms":-1.0,"predicted_ms":"fast"}}}}"#),
+        ),
+    });
+    let mut req = request();
+    req.messages[1].content = "first".into();
+    let plain = openai(&server).generate(&req).unwrap();
+    assert_eq!((plain.text.as_str(), &plain.usage), ("ok", &Usage::default()));
+    req.messages[1].content = "second".into();
+    let odd = openai(&server).generate(&req).unwrap();
+    assert_eq!(odd.usage, Usage::default());
+}
+
+#[test]
 fn openai_request_without_stop_words_has_no_stop_field() {
     let server = FakeServer::fixed("ok");
     openai(&server).generate(&request()).unwrap();
@@ -92,7 +120,16 @@ fn ollama_request_body_and_reply() {
     let reply = ollama(&server).generate(&req).unwrap();
 
     assert_eq!(reply.text, "The user asked how to list files.");
-    assert_eq!(reply.usage, Usage { prompt_tokens: Some(15), completion_tokens: Some(7) });
+    assert_eq!(
+        reply.usage,
+        Usage {
+            prompt_tokens: Some(15),
+            completion_tokens: Some(7),
+            prompt_evaluated: None,
+            prompt_time: Some(Duration::from_millis(2)),
+            generation_time: Some(Duration::from_micros(3500)),
+        }
+    );
     let sent = &server.requests()[0];
     assert_eq!((sent.method.as_str(), sent.path.as_str()), ("POST", "/api/chat"));
     assert_eq!(

@@ -97,6 +97,23 @@ fn same_seed_gives_the_same_sample() {
 }
 
 #[test]
+fn a_shared_prompt_prefix_is_evaluated_once_and_timed() {
+    let model = LocalModel::new(options(gguf()));
+    let req = summary_request(0.0, 8);
+    let cold = model.generate(&req).expect("cold").usage;
+    let warm = model.generate(&req).expect("warm").usage;
+    let n = cold.prompt_tokens.unwrap();
+    assert!(n > 64, "the test prompt must span a whole chunk: {cold:?}");
+    assert_eq!(cold.prompt_evaluated, Some(n), "a fresh model evaluates the whole prompt");
+    let evaluated = warm.prompt_evaluated.unwrap();
+    assert!((1..=64).contains(&evaluated), "only the last chunk is evaluated again: {warm:?}");
+    for usage in [&cold, &warm] {
+        assert!(usage.prompt_time.is_some_and(|t| !t.is_zero()), "{usage:?}");
+        assert!(usage.generation_time.is_some_and(|t| !t.is_zero()), "{usage:?}");
+    }
+}
+
+#[test]
 fn max_tokens_is_respected() {
     for max in [1, 5] {
         let reply = shared().generate(&summary_request(0.0, max)).expect("reply");

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Benchmark the memory model on turn summaries (L2): the in-process `local`
-# backend against the same GGUF served by llama.cpp's server
-# (llama-cpp-python[server], in a venv) over the `openai` backend, in one run.
+# backend against the same GGUF served by llama.cpp's own server
+# (`llama-server`) over the `openai` backend, in one run.
+#
+# llama-server is built once from the llama.cpp source that the PyPI sdist of
+# llama-cpp-python vendors (pinned, sha256-checked; about 3 minutes on 2 cores)
+# with the same CPU flags as ragger's build (GGML_NATIVE off: AVX2, FMA, F16C),
+# and cached in ${XDG_CACHE_HOME:-~/.cache}/ragger/llama-server.
 #
 # Reports model load time and latency per call (median and p90 over N turns)
 # as a table; with --threads-effect also the local backend at 1 thread and at
@@ -39,10 +44,11 @@ done
 
 cache_home=${XDG_CACHE_HOME:-}
 [[ -n $cache_home ]] || cache_home=$HOME/.cache
-venv=$cache_home/ragger/venv
-# Pinned so the comparison is repeatable; it builds llama.cpp from source
-# (several minutes the first time).
-server_pkg='llama-cpp-python[server]==0.3.36'
+server_dir=$cache_home/ragger/llama-server
+# Pinned so the comparison is repeatable.
+sdist_pkg='llama-cpp-python==0.3.36'
+sdist_file='llama_cpp_python-0.3.36.tar.gz'
+sdist_sha256='832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e'
 
 # --- the model ---------------------------------------------------------------
 if [[ -n ${RAGGER_TEST_GGUF:-} ]]; then
@@ -72,34 +78,55 @@ cleanup() {
 }
 trap cleanup EXIT
 
+build_server() {
+  local work=$server_dir/src
+  command -v cmake >/dev/null || die "cmake is needed to build llama-server (apt install cmake)"
+  rm -rf "$work" && mkdir -p "$work"
+  echo "$prog: building llama-server from the llama.cpp in $sdist_pkg (once; minutes)" >&2
+  pip download -q --no-deps --no-binary :all: "$sdist_pkg" -d "$work" || die "cannot download $sdist_pkg"
+  echo "$sdist_sha256  $work/$sdist_file" | sha256sum -c --quiet - || die "checksum mismatch: $work/$sdist_file"
+  tar xzf "$work/$sdist_file" -C "$work"
+  local src=$work/${sdist_file%.tar.gz}/vendor/llama.cpp
+  # No web UI and no network: the UI would otherwise be fetched at build time.
+  cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF \
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF \
+    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF >"$work/cmake.log" 2>&1 ||
+    die "cmake configure failed (log: $work/cmake.log)"
+  cmake --build "$work/build" --target llama-server -j "$(nproc)" >>"$work/cmake.log" 2>&1 ||
+    die "llama-server build failed (log: $work/cmake.log)"
+  mkdir -p "$server_dir/bin" && cp "$work/build/bin/llama-server" "$server_dir/bin/"
+  rm -rf "$work"
+}
+
 server_args=()
 if [[ $server == 1 ]]; then
-  if ! "$venv/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then
-    echo "$prog: installing $server_pkg into $venv (builds llama.cpp; takes minutes)" >&2
-    python3 -m venv "$venv" || die "cannot create a venv in $venv (install python3-venv)"
-    "$venv/bin/pip" install -q "$server_pkg" || die "cannot install $server_pkg"
-  fi
+  [[ -x $server_dir/bin/llama-server ]] || build_server
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   log=$(mktemp "${TMPDIR:-/tmp}/ragger-bench-server.XXXXXX")
   start_ns=$(date +%s%N)
-  "$venv/bin/python" -m llama_cpp.server --model "$gguf" --host 127.0.0.1 --port "$port" \
-    --n_threads "$threads" --n_threads_batch "$threads" --n_ctx 4096 --verbose False \
+  # One slot, as ragger makes one call at a time; prompt caching is on (the
+  # server's default). The repetition penalty is the local backend's, so that
+  # both sample alike (greedy at temperature 0) and write replies of similar
+  # length.
+  "$server_dir/bin/llama-server" --model "$gguf" --host 127.0.0.1 --port "$port" \
+    --threads "$threads" --threads-batch "$threads" --ctx-size 4096 --parallel 1 --log-disable \
+    --repeat-penalty 1.15 --repeat-last-n 64 \
     >"$log" 2>&1 &
   server_pid=$!
   url=http://127.0.0.1:$port/v1
   for _ in $(seq 600); do
-    if curl -fsS "$url/models" >/dev/null 2>&1; then break; fi
+    if curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; then break; fi
     kill -0 "$server_pid" 2>/dev/null || die "server exited: $(tail -n3 "$log")"
     sleep 0.1
   done
-  curl -fsS "$url/models" >/dev/null 2>&1 || die "server did not come up in 60 s (log: $log)"
+  curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 || die "server did not come up in 60 s (log: $log)"
   server_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
   server_args=(--server "$url" --server-threads "$threads" --server-load-ms "$server_ms")
 fi
 
 # --- run ---------------------------------------------------------------------
 echo "$prog: $turns turn summaries, max_tokens $max_tokens, temperature 0, $(nproc) cores, model $(basename "$gguf")" >&2
-echo "$prog: server load_ms = process start until /v1/models answers" >&2
+echo "$prog: server load_ms = process start until /health answers" >&2
 local_threads=$threads
 [[ $threads_effect == 0 ]] || local_threads="$threads,1,4"
 "$bench" "${common[@]}" --threads "$local_threads" "${server_args[@]}"

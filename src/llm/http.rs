@@ -197,11 +197,18 @@ fn parse_openai_reply(url: &str, reply: &Value) -> Result<Reply, ModelError> {
         _ => return Err(ModelError::BadReply(format!("{url}: no text in choices[0].message.content"))),
     };
     let usage = reply.get("usage");
+    // llama.cpp's server adds `timings` (milliseconds; `prompt_n` counts
+    // the prompt tokens it evaluated, after its prompt cache).
+    let timings = reply.get("timings");
+    let millis = |key| timings.and_then(|t| t.get(key)).and_then(Value::as_f64).and_then(|ms| duration(ms / 1e3));
     Ok(Reply {
         text,
         usage: Usage {
             prompt_tokens: count(usage.and_then(|u| u.get("prompt_tokens"))),
             completion_tokens: count(usage.and_then(|u| u.get("completion_tokens"))),
+            prompt_evaluated: count(timings.and_then(|t| t.get("prompt_n"))),
+            prompt_time: millis("prompt_ms"),
+            generation_time: millis("predicted_ms"),
         },
     })
 }
@@ -220,12 +227,25 @@ fn parse_ollama_reply(url: &str, reply: &Value) -> Result<Reply, ModelError> {
         usage: Usage {
             prompt_tokens: count(reply.get("prompt_eval_count")),
             completion_tokens: count(reply.get("eval_count")),
+            prompt_evaluated: None,
+            prompt_time: nanos(reply.get("prompt_eval_duration")),
+            generation_time: nanos(reply.get("eval_duration")),
         },
     })
 }
 
 fn count(v: Option<&Value>) -> Option<u32> {
     v.and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok())
+}
+
+fn nanos(v: Option<&Value>) -> Option<Duration> {
+    v.and_then(Value::as_u64).map(Duration::from_nanos)
+}
+
+/// Seconds as a duration; `None` for what a server should not send
+/// (negative, not finite, absurdly large).
+fn duration(secs: f64) -> Option<Duration> {
+    Duration::try_from_secs_f64(secs).ok()
 }
 
 /// Whether a listed model name is the configured one: exactly, up to

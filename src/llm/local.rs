@@ -279,6 +279,7 @@ impl Engine {
     fn evaluate(&mut self, tokens: &[LlamaToken], from: usize, req: &Request, seed: u32) -> Result<Reply, ModelError> {
         let decode_error = |e| ModelError::BadReply(format!("llama.cpp failed to evaluate the prompt: {e}"));
         let n_prompt = tokens.len();
+        let started = Instant::now();
         let mut batch = LlamaBatch::new(CHUNK, 1);
         for start in (from..n_prompt).step_by(CHUNK) {
             batch.clear();
@@ -290,6 +291,9 @@ impl Engine {
             }
             self.ctx.decode(&mut batch).map_err(decode_error)?;
         }
+
+        let prompt_time = started.elapsed();
+        let started = Instant::now();
 
         // Small models loop ("The user asked X. The user asked X. ..."); a
         // mild penalty on the last 64 tokens breaks the loop without
@@ -335,7 +339,13 @@ impl Engine {
 
         Ok(Reply {
             text: String::from_utf8_lossy(&text).into_owned(),
-            usage: Usage { prompt_tokens: Some(n_prompt as u32), completion_tokens: Some(generated as u32) },
+            usage: Usage {
+                prompt_tokens: Some(n_prompt as u32),
+                completion_tokens: Some(generated as u32),
+                prompt_evaluated: Some((n_prompt - from) as u32),
+                prompt_time: Some(prompt_time),
+                generation_time: Some(started.elapsed()),
+            },
         })
     }
 }

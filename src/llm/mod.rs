@@ -9,6 +9,7 @@ pub mod http;
 pub mod local;
 
 use std::fmt;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -45,10 +46,17 @@ pub struct Request {
     pub stop: Vec<String>,
 }
 
+/// What a call cost, as far as the backend reports it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     pub prompt_tokens: Option<u32>,
     pub completion_tokens: Option<u32>,
+    /// Prompt tokens actually evaluated: the rest came from a cached prefix.
+    pub prompt_evaluated: Option<u32>,
+    /// Time spent evaluating the prompt.
+    pub prompt_time: Option<Duration>,
+    /// Time spent generating the completion.
+    pub generation_time: Option<Duration>,
 }
 
 /// A reply. From a backend's `generate` the text is raw; from [`complete`]

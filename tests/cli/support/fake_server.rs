@@ -305,6 +305,9 @@ impl Drop for FakeServer {
 }
 
 fn serve_connection(stream: TcpStream, state: &State) {
+    // A reply goes out as several writes; without this, Nagle's algorithm
+    // and the client's delayed ACK add ~40 ms to every kept-alive call.
+    let _ = stream.set_nodelay(true);
     let Ok(read_half) = stream.try_clone() else {
         return;
     };
@@ -374,6 +377,8 @@ fn success_body(req: &Recorded, text: &str, state: &State) -> String {
             "done_reason": "stop",
             "prompt_eval_count": prompt_tokens,
             "eval_count": completion_tokens,
+            "prompt_eval_duration": 2_000_000,
+            "eval_duration": 3_500_000,
         }),
         _ => json!({
             "id": format!("chatcmpl-fake-{id}"),
@@ -389,6 +394,14 @@ fn success_body(req: &Recorded, text: &str, state: &State) -> String {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
+            },
+            // As llama.cpp's server sends them: all but 4 prompt tokens cached.
+            "timings": {
+                "cache_n": prompt_tokens.saturating_sub(4),
+                "prompt_n": prompt_tokens.min(4),
+                "prompt_ms": 2.5,
+                "predicted_n": completion_tokens,
+                "predicted_ms": 10.25,
             },
         }),
     };
