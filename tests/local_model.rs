@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use ragger::llm::local::{LocalModel, LocalOptions};
 use ragger::llm::{complete, MemoryModel, Message, ModelError, Request};
 use ragger::paths::Paths;
+use ragger::pipeline::prompts::turn_summary;
 
 fn gguf() -> PathBuf {
     let path = match std::env::var_os("RAGGER_TEST_GGUF").filter(|v| !v.is_empty()) {
@@ -119,6 +120,23 @@ fn a_shared_prompt_prefix_is_evaluated_once_and_timed() {
         assert!(usage.prompt_time.is_some_and(|t| !t.is_zero()), "{usage:?}");
         assert!(usage.generation_time.is_some_and(|t| !t.is_zero()), "{usage:?}");
     }
+}
+
+#[test]
+fn turn_summary_prompts_share_the_reusable_first_batch() {
+    // The pipeline's own L2 prompts for two unrelated turns: their shared
+    // opening must cover the first batch, or every L2 evaluates its whole
+    // prompt (a rewrite of the instructions could silently lose this).
+    let model = LocalModel::new(options(gguf()));
+    let ask = |user: &str, assistant: &str| Request {
+        messages: turn_summary(user, assistant, 3000),
+        temperature: 0.0,
+        max_tokens: 4,
+        stop: Vec::new(),
+    };
+    model.generate(&ask("Why does cron not see my PATH?", "Cron starts jobs with a minimal environment.")).unwrap();
+    let second = model.generate(&ask("Zip a folder in Python?", "Use shutil.make_archive.")).unwrap().usage;
+    assert_eq!(second.prompt_evaluated, second.prompt_tokens.map(|n| n - 64), "{second:?}");
 }
 
 #[test]

@@ -10,7 +10,7 @@
 #                  1M turns for cost growth, 500 instead of 10k turns for the
 #                  backfill, fewer hyperfine runs
 #   --only LIST    comma-separated sections: capture, idle, overhead, growth,
-#                  backfill, rss (default: all). Results of the other
+#                  backfill, model, rss (default: all). Results of the other
 #                  sections are kept from their last run, so BENCHMARKS.md
 #                  always shows every section with the date it was measured.
 #   --out FILE     where to write the report (default: BENCHMARKS.md at the
@@ -25,7 +25,9 @@
 #
 # Peers and model time: the fake model server (examples/fake_server.rs)
 # answers after a fixed delay, so model time is known and subtracted. The
-# `rss` section runs the real models (fetched by scripts/fetch-models.sh).
+# `model` and `rss` sections run the real models (fetched by
+# scripts/fetch-models.sh); `model` runs scripts/bench/local-model.sh, which
+# builds llama.cpp's server once (minutes) to compare against.
 set -euo pipefail
 # The whole script is one block, read before it runs: editing the file while
 # a long run goes on cannot derail it.
@@ -52,7 +54,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "$prog: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
-all_sections=(capture idle overhead growth backfill rss)
+all_sections=(capture idle overhead growth backfill model rss)
 if [[ $only == none ]]; then
   sections=()
 elif [[ -n $only ]]; then
@@ -73,6 +75,7 @@ if [[ $quick == 1 ]]; then
   hf_runs=100              # hyperfine runs of a short command
   hf_pass_runs=3           # hyperfine runs of a summarize pass
   rss_turns=3              # real-model calls take seconds each
+  model_turns=10           # turn summaries per memory-model backend
 else
   mode=full
   overhead_turns=10000
@@ -81,6 +84,7 @@ else
   hf_runs=300
   hf_pass_runs=10
   rss_turns=8
+  model_turns=50
 fi
 growth_small=1000
 overhead_delay_ms=5
@@ -114,6 +118,9 @@ mkdir -p "$results"
 data_home=${XDG_DATA_HOME:-}
 [[ -n $data_home ]] || data_home=$HOME/.local/share
 models_data=${RAGGER_DATA_DIR:-$data_home/ragger}
+# The llama.cpp server built for the model section is cached here.
+cache_home=${XDG_CACHE_HOME:-}
+[[ -n $cache_home ]] || cache_home=$HOME/.cache
 
 # --- an isolated environment -------------------------------------------------
 w=$(mktemp -d "${TMPDIR:-/tmp}/ragger-bench.XXXXXX")
@@ -688,6 +695,43 @@ sec_backfill() {
 }
 
 # =============================================================================
+sec_model() {
+  begin model "Memory model: local backend vs llama.cpp's server"
+  "$root/scripts/fetch-models.sh" -q --dest "$models_data" || die "cannot fetch the models (scripts/fetch-models.sh)"
+  local gguf=$models_data/models/SmolLM2-135M-Instruct.Q4_1.gguf
+  RAGGER_TEST_GGUF=$gguf XDG_CACHE_HOME=$cache_home \
+    "$root/scripts/bench/local-model.sh" --turns "$model_turns" >"$w/model.txt" 2>"$w/model.err" ||
+    die "scripts/bench/local-model.sh failed: $(tail -n 3 "$w/model.err")"
+  # Columns: backend threads load_ms median_ms p90_ms mean_ms out_tok tok/s eval_tok prompt_ms ms/out_tok
+  local lload lmed lout lprompt lper sload smed sprompt sper
+  read -r _ _ lload lmed _ _ lout _ _ lprompt lper < <(awk '$1 == "local"' "$w/model.txt")
+  read -r _ _ sload smed _ _ _ _ _ sprompt sper < <(awk '$1 == "server"' "$w/model.txt")
+  [[ -n $lper && -n $sper ]] || die "unexpected output of scripts/bench/local-model.sh: $(cat "$w/model.txt")"
+  record "memory model load, local backend (vs llama-server start to ready)" "$lload ms (vs $sload ms)" "< 300 ms" \
+    "$(verdict "$lload" 300)"
+  record "L2 latency per turn, median of $model_turns: local vs llama-server" "$lmed ms vs $smed ms" "local ≤ server" \
+    "$(verdict "$lmed" "$smed")"
+  # The replies differ in length: what each would take for a reply as long
+  # as the local backend's (median prompt time + tokens x time per token).
+  record "  same reply length ($lout tokens), from the split: local vs llama-server" \
+    "$(fmt "$(calc "$lprompt + $lout * $lper")" 0) ms vs $(fmt "$(calc "$sprompt + $lout * $sper")" 0) ms" "" ""
+  note "$model_turns turn summaries (L2 prompt, max_tokens 120, temperature 0) with SmolLM2-135M-Instruct Q4_1," \
+    "$(nproc) threads, by the in-process \`local\` backend and by llama.cpp's own \`llama-server\` (built from the" \
+    "llama.cpp that llama-cpp-python 0.3.36 vendors, same CPU flags, one slot, prompt cache on, the same" \
+    "repetition penalty) over the \`openai\` backend. The two take turns call by call. Latency is per call," \
+    "from request to cleaned reply. \`eval_tok\` is the prompt tokens evaluated per call (the rest came from" \
+    "the backend's prompt cache), \`prompt_ms\` their median time, \`ms/out_tok\` generation time per" \
+    "output token: replies differ in length between the two (the same greedy sampling gives different text)," \
+    "so compare those columns too; the table's second figure puts them at the same reply length. The" \
+    "server reuses any prompt prefix it has cached; the local backend reuses only whole fixed batches" \
+    "(the first 64 tokens) so that a reply never depends on the call before it, and evaluates more." \
+    "Server load is process start until \`/health\` answers." "" '```'
+  cat "$w/model.txt" >>"$results/model.md"
+  note '```' ""
+  cmdblock "scripts/bench/local-model.sh --turns $model_turns"
+}
+
+# =============================================================================
 sec_rss() {
   begin rss "Peak memory of a summarize pass with both real models"
   local d=$w/rss; mkdir -p "$d"
@@ -736,7 +780,7 @@ fs=$(df -T "$w" | awk 'NR == 2 {print $2}')
   echo "Measured by \`scripts/bench/run.sh\` (full run; \`--quick\` for smaller sizes). Each section"
   echo "says when and in which mode it was last measured and the commands that measured it. The"
   echo "fake model server (\`examples/fake_server.rs\`) answers after a fixed delay, so model time is"
-  echo "known and subtracted; only the last section runs the real models."
+  echo "known and subtracted; the last two sections run the real models."
   echo
   echo "Wall times on a small machine move with whatever else runs on it: each section gives the"
   echo "load average when it started, and CPU time (user + system, from hyperfine or"
