@@ -722,7 +722,7 @@ sec_model() {
     "from request to cleaned reply. \`eval_tok\` is the prompt tokens evaluated per call (the rest came from" \
     "the backend's prompt cache), \`prompt_ms\` their median time, \`ms/out_tok\` generation time per" \
     "output token: replies differ in length between the two (the same greedy sampling gives different text)," \
-    "so compare those columns too; the summary's "same reply length" row puts them side by side. The" \
+    "so compare those columns too; the summary's \"same reply length\" row puts them side by side. The" \
     "server reuses any prompt prefix it has cached; the local backend reuses only whole fixed batches" \
     "(the first 64 tokens) so that a reply never depends on the call before it, and evaluates more." \
     "Server load is process start until \`/health\` answers." "" '```'
