@@ -112,10 +112,11 @@ fn a_shared_prompt_prefix_is_evaluated_once_and_timed() {
     let cold = model.generate(&req).expect("cold").usage;
     let warm = model.generate(&req).expect("warm").usage;
     let n = cold.prompt_tokens.unwrap();
-    // The first 64 tokens are the unit of reuse (src/llm/local.rs).
-    assert!(n > 64 && n < 576, "the test prompt must end in the second batch: {cold:?}");
     assert_eq!(cold.prompt_evaluated, Some(n), "a fresh model evaluates the whole prompt");
-    assert_eq!(warm.prompt_evaluated, Some(n - 64), "the first batch is reused: {warm:?}");
+    // The system message (the earlier messages) is kept; the last message
+    // is evaluated again.
+    let evaluated = warm.prompt_evaluated.unwrap();
+    assert!(evaluated > 0 && evaluated < n - 10, "{warm:?}");
     for usage in [&cold, &warm] {
         assert!(usage.prompt_time.is_some_and(|t| !t.is_zero()), "{usage:?}");
         assert!(usage.generation_time.is_some_and(|t| !t.is_zero()), "{usage:?}");
@@ -124,9 +125,9 @@ fn a_shared_prompt_prefix_is_evaluated_once_and_timed() {
 
 #[test]
 fn turn_summary_prompts_share_the_reusable_first_batch() {
-    // The pipeline's own L2 prompts for two unrelated turns: their shared
-    // opening must cover the first batch, or every L2 evaluates its whole
-    // prompt (a rewrite of the instructions could silently lose this).
+    // The pipeline's own L2 prompts for two unrelated turns: everything but
+    // the turn itself is reused (instructions and examples come first, in
+    // messages of their own; a rewrite could silently lose this).
     let model = LocalModel::new(options(gguf()));
     let ask = |user: &str, assistant: &str| Request {
         messages: turn_summary(user, assistant, 3000),
@@ -136,7 +137,8 @@ fn turn_summary_prompts_share_the_reusable_first_batch() {
     };
     model.generate(&ask("Why does cron not see my PATH?", "Cron starts jobs with a minimal environment.")).unwrap();
     let second = model.generate(&ask("Zip a folder in Python?", "Use shutil.make_archive.")).unwrap().usage;
-    assert_eq!(second.prompt_evaluated, second.prompt_tokens.map(|n| n - 64), "{second:?}");
+    let (evaluated, n) = (second.prompt_evaluated.unwrap(), second.prompt_tokens.unwrap());
+    assert!(evaluated * 2 < n, "most of an L2 prompt is its shared opening: {second:?}");
 }
 
 #[test]

@@ -4,17 +4,20 @@
 //! Nothing is loaded until the first [`MemoryModel::generate`]; the model and
 //! one context are then kept for every later call of the process.
 //!
-//! Prompts of one kind share their opening (system message, instructions),
-//! so the context keeps the previous prompt and a call evaluates only what
-//! differs. Logits depend slightly on how a prompt is cut into batches, and
-//! plain prefix reuse (as llama.cpp's server does) made the same prompt at
-//! temperature 0 answer differently depending on the call before it. So a
-//! prompt is always cut at the same fixed positions (see [`batch_end`]) and
-//! only whole batches are reused: a reply depends on its prompt alone.
+//! Prompts of one kind share their opening (system message, instructions,
+//! examples): everything before the last message. The context keeps the
+//! previous prompt and a call evaluates only what differs. Logits depend
+//! slightly on how a prompt is cut into batches, and plain prefix reuse (as
+//! llama.cpp's server does) made the same prompt at temperature 0 answer
+//! differently depending on the call before it. So a prompt is cut into
+//! batches by its own structure alone (see [`batches`]) and only batches
+//! that the cached prompt was cut into identically are reused: a reply
+//! depends on its prompt alone.
 
 use std::fs::File;
 use std::io::Read;
 use std::num::NonZeroU32;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -38,35 +41,40 @@ const REPEAT_PENALTY: f32 = 1.15;
 /// Every GGUF file starts with these four bytes.
 const GGUF_MAGIC: &[u8; 4] = b"GGUF";
 
-/// Prompts are cut into batches at fixed positions: [`FIRST_BATCH`], then
-/// every [`BATCH`] tokens. The first batch is the unit of prefix reuse: it
-/// is shorter than the shared opening of ragger's turn-summary prompts
-/// (about 75 tokens), so those evaluate only the rest, in one batch.
-/// Measured with SmolLM2-135M on 2 cores: cutting every 64 tokens instead
-/// made prompt evaluation 12% slower per token, and a first batch of 32
-/// reused less.
-const FIRST_BATCH: usize = 64;
 /// llama.cpp's default micro-batch: a batch of this size is one pass.
 const BATCH: usize = 512;
 
-/// Where the batch that starts at `start` ends (uncapped by the prompt's
-/// length).
-fn batch_end(start: usize) -> usize {
-    if start < FIRST_BATCH {
-        FIRST_BATCH
-    } else {
-        start + BATCH
+/// How a prompt of `n` tokens whose first `context` tokens are the earlier
+/// messages is cut into batches: the context, then the rest, each in
+/// pieces of at most [`BATCH`]. The context ends a batch so that the next
+/// prompt with the same earlier messages can reuse all of it; one batch
+/// for the rest is faster than small pieces (12% per token measured with
+/// SmolLM2-135M on 2 cores against 64-token pieces).
+fn batches(context: usize, n: usize) -> Vec<Range<usize>> {
+    let context = context.min(n);
+    let mut out = Vec::new();
+    for (from, to) in [(0, context), (context, n)] {
+        let mut start = from;
+        while start < to {
+            let end = (start + BATCH).min(to);
+            out.push(start..end);
+            start = end;
+        }
     }
+    out
 }
 
-/// The last batch boundary at or before `n`: how much of a cached prompt
-/// that shares `n` tokens can be kept.
-fn boundary_at_or_before(n: usize) -> usize {
-    if n < FIRST_BATCH {
-        0
-    } else {
-        FIRST_BATCH + (n - FIRST_BATCH) / BATCH * BATCH
-    }
+/// How many leading tokens of the cache (holding `cached`, cut as
+/// `cached_batches`) a prompt of `n` tokens cut as `new_batches` can keep:
+/// the batches both were cut into identically, within the `shared` tokens,
+/// short of the last batch (its logits are needed).
+fn reusable(cached_batches: &[Range<usize>], new_batches: &[Range<usize>], shared: usize, n: usize) -> usize {
+    cached_batches
+        .iter()
+        .zip(new_batches)
+        .take_while(|(a, b)| a == b && a.end <= shared && a.end < n)
+        .last()
+        .map_or(0, |(a, _)| a.end)
 }
 
 /// Settings of the local backend, already resolved from the configuration.
@@ -99,8 +107,9 @@ struct Engine {
     model: Box<LlamaModel>,
     template: LlamaChatTemplate,
     /// The last prompt, whose keys and values (sequence 0, positions from 0)
-    /// are in the cache, all computed in batches cut at the fixed positions.
+    /// are in the cache, and the batches it was evaluated in.
     cached: Vec<LlamaToken>,
+    cached_batches: Vec<Range<usize>>,
     load_time: Duration,
 }
 
@@ -233,15 +242,17 @@ impl Engine {
         // lifetime is only a marker (the context holds a raw pointer).
         let ctx = unsafe { std::mem::transmute::<LlamaContext<'_>, LlamaContext<'static>>(ctx) };
 
-        let engine = Engine { ctx, model, template, cached: Vec::new(), load_time: Duration::ZERO };
+        let engine =
+            Engine { ctx, model, template, cached: Vec::new(), cached_batches: Vec::new(), load_time: Duration::ZERO };
         // Fail at load time, not on every item, when llama.cpp does not know
         // the model's template.
-        engine.prompt(&[Message::user("hello")])?;
+        engine.prompt(&[Message::user("hello")], true)?;
         Ok(Engine { load_time: started.elapsed(), ..engine })
     }
 
-    /// The chat rendered with the model's template, ready for the reply.
-    fn prompt(&self, messages: &[Message]) -> Result<String, ModelError> {
+    /// The chat rendered with the model's template, ready for the reply when
+    /// `for_reply`.
+    fn prompt(&self, messages: &[Message], for_reply: bool) -> Result<String, ModelError> {
         let chat = messages
             .iter()
             .map(|m| {
@@ -255,20 +266,33 @@ impl Engine {
                     .map_err(|e| ModelError::BadReply(format!("cannot build the chat: {e}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        self.model.apply_chat_template(&self.template, &chat, true).map_err(|e| {
+        self.model.apply_chat_template(&self.template, &chat, for_reply).map_err(|e| {
             ModelError::Refused(format!("llama.cpp cannot apply this model's chat template ({e}); choose another GGUF"))
         })
     }
 
-    fn run(&mut self, req: &Request, seed: u32) -> Result<Reply, ModelError> {
-        let prompt = self.prompt(&req.messages)?;
+    fn tokenize(&self, text: &str) -> Vec<LlamaToken> {
         let vocab = self.model.vocab();
         // `add_special` adds BOS when the model wants one; a template that
         // writes BOS itself would then give two.
-        let mut tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        let mut tokens = vocab.tokenize(text.as_bytes(), true, true);
         if tokens.len() >= 2 && tokens[0] == vocab.bos() && tokens[1] == vocab.bos() {
             tokens.remove(0);
         }
+        tokens
+    }
+
+    fn run(&mut self, req: &Request, seed: u32) -> Result<Reply, ModelError> {
+        let tokens = self.tokenize(&self.prompt(&req.messages, true)?);
+        // The earlier messages as a token prefix of the prompt (as far as
+        // the template renders them alike on their own).
+        let context = match req.messages.split_last() {
+            Some((_, earlier)) if !earlier.is_empty() => {
+                let earlier = self.tokenize(&self.prompt(earlier, false)?);
+                earlier.iter().zip(&tokens).take_while(|(a, b)| a == b).count()
+            }
+            _ => 0,
+        };
         let n_prompt = tokens.len();
         let n_ctx = self.ctx.n_ctx() as usize;
         let max_tokens = req.max_tokens as usize;
@@ -282,41 +306,46 @@ impl Engine {
             )));
         }
 
-        // Whole batches shared with the cached prompt are kept; the batch
-        // holding the last prompt token is always evaluated, for its logits.
+        let cut = batches(context, n_prompt);
         let shared = self.cached.iter().zip(&tokens).take_while(|(a, b)| a == b).count();
-        let mut keep = boundary_at_or_before(shared.min(n_prompt - 1));
+        let mut keep = reusable(&self.cached_batches, &cut, shared, n_prompt);
         // Forgotten until this call succeeds: a failure leaves no stale record.
         self.cached.clear();
+        self.cached_batches.clear();
         if self.ctx.kv_cache_seq_rm(0, Some(keep as u32), None).is_err() {
             self.ctx.clear_kv_cache();
             keep = 0;
         }
-        let reply = self.evaluate(&tokens, keep, req, seed)?;
+        let reply = self.evaluate(&tokens, &cut, keep, req, seed)?;
         // Generated tokens are left out: their keys and values were computed
-        // one by one, not in the fixed batches.
+        // one by one, not in the prompt's batches.
         self.cached = tokens;
+        self.cached_batches = cut;
         Ok(reply)
     }
 
-    /// Evaluate `tokens[from..]` (the cache holds `tokens[..from]`), then
-    /// sample the reply.
-    fn evaluate(&mut self, tokens: &[LlamaToken], from: usize, req: &Request, seed: u32) -> Result<Reply, ModelError> {
+    /// Evaluate the batches of `cut` from `from` on (the cache holds
+    /// `tokens[..from]`), then sample the reply.
+    fn evaluate(
+        &mut self,
+        tokens: &[LlamaToken],
+        cut: &[Range<usize>],
+        from: usize,
+        req: &Request,
+        seed: u32,
+    ) -> Result<Reply, ModelError> {
         let decode_error = |e| ModelError::BadReply(format!("llama.cpp failed to evaluate the prompt: {e}"));
         let n_prompt = tokens.len();
         let started = Instant::now();
         let mut batch = LlamaBatch::new(BATCH, 1);
-        let mut start = from;
-        while start < n_prompt {
+        for range in cut.iter().filter(|r| r.start >= from) {
             batch.clear();
-            let end = batch_end(start).min(n_prompt);
-            for (pos, &token) in tokens.iter().enumerate().take(end).skip(start) {
+            for pos in range.clone() {
                 batch
-                    .add(token, pos as i32, &[0], pos + 1 == n_prompt)
+                    .add(tokens[pos], pos as i32, &[0], pos + 1 == n_prompt)
                     .map_err(|e| ModelError::BadReply(format!("cannot fill a batch: {e}")))?;
             }
             self.ctx.decode(&mut batch).map_err(decode_error)?;
-            start = end;
         }
 
         let prompt_time = started.elapsed();
@@ -387,20 +416,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn batches_are_cut_at_fixed_positions_and_reuse_stops_at_one() {
-        assert_eq!((batch_end(0), batch_end(64), batch_end(576)), (64, 576, 1088));
-        // A boundary is where some batch starts; evaluation from it always
-        // cuts the rest as a fresh evaluation would.
-        for n in [0, 1, 63, 64, 65, 575, 576, 577, 2000] {
-            let b = boundary_at_or_before(n);
-            assert!(b <= n);
-            let mut start = 0;
-            while start < b {
-                start = batch_end(start);
-            }
-            assert_eq!(start, b, "{n}: {b} is not a batch start");
-            assert!(batch_end(b) > n, "{n}: a later boundary {} fits", batch_end(b));
-        }
+    fn batches_end_at_the_context_and_cover_the_prompt() {
+        assert_eq!(batches(0, 5), vec![0..5]);
+        assert_eq!(batches(3, 5), vec![0..3, 3..5]);
+        assert_eq!(batches(9, 5), vec![0..5]);
+        assert_eq!(batches(600, 1200), vec![0..512, 512..600, 600..1112, 1112..1200]);
+        assert_eq!(batches(0, 0), Vec::<Range<usize>>::new());
+    }
+
+    #[test]
+    fn only_identically_cut_batches_are_reused() {
+        let a = batches(100, 150);
+        // Same earlier messages, other last message: the context is kept.
+        assert_eq!(reusable(&a, &batches(100, 180), 120, 180), 100);
+        // Fewer shared tokens than the context: nothing is reusable.
+        assert_eq!(reusable(&a, &batches(100, 180), 99, 180), 0);
+        // Another context length: the batches differ from the first.
+        assert_eq!(reusable(&a, &batches(90, 180), 150, 180), 0);
+        // The same prompt again: all but the batch with the last token.
+        assert_eq!(reusable(&a, &a, 150, 150), 100);
+        // A prompt that is exactly the cached context: its last batch is
+        // evaluated again, for the logits.
+        assert_eq!(reusable(&a, &batches(100, 100), 100, 100), 0);
+        // Long contexts share their whole 512-token pieces.
+        assert_eq!(reusable(&batches(1100, 1200), &batches(700, 800), 900, 800), 512);
+        assert_eq!(reusable(&[], &a, 0, 150), 0);
     }
 
     #[test]

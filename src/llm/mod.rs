@@ -36,6 +36,9 @@ impl Message {
     pub fn user(content: impl Into<String>) -> Self {
         Message { role: Role::User, content: content.into() }
     }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message { role: Role::Assistant, content: content.into() }
+    }
 }
 
 #[derive(Clone, Debug)]

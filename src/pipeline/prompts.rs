@@ -4,29 +4,49 @@
 
 use crate::llm::Message;
 
-pub const L2_VERSION: i64 = 1;
+pub const L2_VERSION: i64 = 2;
 pub const FRESH_VERSION: i64 = 1;
 pub const MERGE_VERSION: i64 = 1;
 /// Rows copied from their input without a model call (the first L3 of a
 /// segment made from one L2, the first L4 made from one L3).
 pub const COPY_VERSION: i64 = 0;
 
-const L2_SYSTEM: &str = "You write one-sentence summaries of conversation turns for a memory log.";
+const L2_SYSTEM: &str = "You write one-sentence summaries of conversation turns for a memory log: \
+third person, in your own words, what the user asked and what the assistant answered.";
 
-/// One third-person sentence about one turn.
+/// Worked examples, as earlier turns of the chat: small models copy the
+/// form of an example far more reliably than they follow instructions
+/// (SmolLM2-135M echoed the turn back for about half of the turns without
+/// them). Written to share no words with the pipeline's test fixtures.
+const L2_EXAMPLES: [(&str, &str, &str); 2] = [
+    (
+        "How do I list the files in a folder with Python?",
+        "Use os.listdir(path), or pathlib.Path(path).iterdir() if you want Path objects.",
+        "The user asked how to list the files in a folder with Python; the assistant suggested os.listdir or pathlib's iterdir.",
+    ),
+    (
+        "Why does my script work in my shell but not from cron?",
+        "Cron runs jobs with a minimal environment; set PATH at the top of the crontab or use absolute paths.",
+        "The user asked why a script failed under cron; the assistant explained that cron's minimal PATH must be set or absolute paths used.",
+    ),
+];
+
+fn turn_text(user: &str, assistant: &str) -> String {
+    format!("User: {user}\n\nAssistant: {assistant}")
+}
+
+/// One third-person sentence about one turn. The instructions and examples
+/// come first, in messages of their own, so that every L2 prompt shares
+/// them (an in-process model evaluates them once per run).
 pub fn turn_summary(user: &str, assistant: &str, max_chars: usize) -> Vec<Message> {
     let half = max_chars / 2;
-    vec![
-        Message::system(L2_SYSTEM),
-        Message::user(format!(
-            "Summarize this conversation turn in one sentence, in the third person \
-(for example: \"The user asked how to X; the assistant explained Y.\"). \
-Do not quote the text, do not greet, do not add anything else.\n\n\
-User: {}\n\nAssistant: {}\n\nOne-sentence summary:",
-            cut(user.trim(), half),
-            cut(assistant.trim(), max_chars - half)
-        )),
-    ]
+    let mut messages = vec![Message::system(L2_SYSTEM)];
+    for (u, a, summary) in L2_EXAMPLES {
+        messages.push(Message::user(turn_text(u, a)));
+        messages.push(Message::assistant(summary));
+    }
+    messages.push(Message::user(turn_text(&cut(user.trim(), half), &cut(assistant.trim(), max_chars - half))));
+    messages
 }
 
 /// What is being summarised, for the wording of the fold prompts.
@@ -129,6 +149,18 @@ mod tests {
         let text = "é".repeat(500);
         let c = cut(&text, 100);
         assert!(c.contains("omitted"));
+    }
+
+    #[test]
+    fn turn_summary_ends_with_the_turn_after_fixed_examples() {
+        let a = turn_summary("How do I zip a folder?", "Use shutil.make_archive.", 3000);
+        let b = turn_summary("Other question", "Other answer", 3000);
+        let last = &a.last().unwrap().content;
+        assert!(last.contains("How do I zip a folder?") && last.contains("Use shutil.make_archive."));
+        assert_eq!(a[..a.len() - 1], b[..b.len() - 1], "everything before the turn is shared");
+        assert!(a[0].content.contains("one-sentence"));
+        let long = turn_summary(&"u".repeat(5000), &"a".repeat(5000), 400);
+        assert!(long.last().unwrap().content.chars().count() < 500);
     }
 
     #[test]

@@ -115,11 +115,11 @@ fn provenance_is_recorded_on_every_derived_row() {
         .query_row("SELECT l2_model, l2_prompt_version FROM turns LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert_eq!(m, "openai:fake-model");
-    assert_eq!(v, 1);
+    assert_eq!(v, ragger::pipeline::prompts::L2_VERSION);
     let (m, v): (String, i64) =
         conn.query_row("SELECT model, prompt_version FROM summaries", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
     assert_eq!(m, "openai:fake-model");
-    assert_eq!(v, 1, "merged by the merge prompt");
+    assert_eq!(v, ragger::pipeline::prompts::MERGE_VERSION, "merged by the merge prompt");
 }
 
 #[test]

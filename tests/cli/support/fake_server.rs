@@ -129,9 +129,10 @@ impl Recorded {
         self.contents_of("system")
     }
 
-    /// The user messages' contents joined with "\n".
+    /// The last user message: the one the model is asked to answer (the
+    /// earlier ones are a prompt's worked examples).
     pub fn user(&self) -> String {
-        self.contents_of("user")
+        self.messages().into_iter().rev().find(|(r, _)| r == "user").map(|(_, c)| c).unwrap_or_default()
     }
 
     fn contents_of(&self, role: &str) -> String {
