@@ -67,7 +67,20 @@ impl Store {
         )
         .with_context(|| format!("opening database {}", path.display()))?;
         let store = Store { conn, path: path.to_path_buf() };
-        store.configure().with_context(|| format!("database {}", path.display()))?;
+        if let Err(e) = store.configure() {
+            // SQLite's own words ("unable to open database file") do not say
+            // that the folder or the file cannot be written.
+            let cannot_write = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<rusqlite::Error>().and_then(rusqlite::Error::sqlite_error_code),
+                    Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+                )
+            });
+            return Err(match unwritable_reason(path).filter(|_| cannot_write) {
+                Some(why) => anyhow::anyhow!("database {}: {why}", path.display()),
+                None => e.context(format!("database {}", path.display())),
+            });
+        }
         store.migrate()?;
         Ok(store)
     }
@@ -143,6 +156,38 @@ impl Store {
     pub fn write(&mut self) -> Result<rusqlite::Transaction<'_>> {
         self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(classify)
     }
+}
+
+/// Why the database at `path` cannot be opened for writing, if the file
+/// system says so: SQLite needs to write the file and to create its `-wal`
+/// and `-shm` files beside it (a WAL database whose `-shm` is there can
+/// still be read).
+fn unwritable_reason(path: &Path) -> Option<String> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let beside = |ext: &str| PathBuf::from(format!("{}-{ext}", path.display())).exists();
+    let fix = "remount it read-write, fix its permissions, or copy the database elsewhere";
+    let sidecars = beside("wal") && beside("shm");
+    if !sidecars && !writable(dir) {
+        return Some(format!(
+            "the folder {} cannot be written (a read-only mount or its permissions), and SQLite must create \
+             {name}-wal and {name}-shm there; {fix}",
+            dir.display()
+        ));
+    }
+    if !writable(path) {
+        return Some(format!("the file cannot be written (a read-only mount or its permissions); {fix}"));
+    }
+    None
+}
+
+/// Whether this process may write `path` (`access(2)`: the mode bits for
+/// an ordinary user, a read-only mount for everyone).
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    // SAFETY: a valid NUL-terminated path; access() only reads it.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
 /// Turn low-level SQLite failures into errors with a useful exit code and hint.

@@ -348,6 +348,9 @@ fn a_read_only_filesystem_refuses_writes_clearly_and_keeps_the_data() {
         let r = run_db(&env, &db, args).code(1);
         assert_clean(&r, &format!("{} on a read-only filesystem without -shm", args.join(" ")));
         assert!(r.stderr.contains(db.to_str().unwrap()), "{}", r.stderr);
+        // Says why: the folder, and the files SQLite needs to create.
+        assert!(r.stderr.contains(&format!("the folder {} cannot be written", fs.dir.display())), "{}", r.stderr);
+        assert!(r.stderr.contains("ragger.db-shm"), "{}", r.stderr);
     }
     fs.remount("rw");
     assert_eq!(readable_turns(&db), before);
