@@ -28,7 +28,15 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         ("summaries running", s.summaries_running.to_string()),
         ("summaries complete", s.summaries_complete.to_string()),
         ("failed", s.failed.to_string()),
-        ("unembedded", s.unembedded.to_string()),
+        // Rows wait for a vector only while the embedder is on.
+        (
+            "unembedded",
+            if ctx.config.embedder.enabled {
+                s.unembedded.to_string()
+            } else {
+                format!("{} (embedder disabled)", s.unembedded)
+            },
+        ),
         ("oldest pending", oldest),
         ("last run", last),
     ];

@@ -195,6 +195,18 @@ fn status_json_has_the_documented_fields() {
 }
 
 #[test]
+fn status_text_says_when_the_embedder_is_off() {
+    // Env::new() disables the embedder: rows without vectors are not work
+    // waiting to be done, and the text says so (JSON keeps the number).
+    let env = Env::new();
+    env.capture("a", "1", "x", &[]).ok();
+    let out = env.run(&["status"]).ok().stdout;
+    let line = out.lines().find(|l| l.starts_with("unembedded")).expect("an unembedded line");
+    assert!(line.ends_with("(embedder disabled)"), "{line}");
+    assert!(env.status()["unembedded"].is_i64());
+}
+
+#[test]
 fn broken_pipe_is_not_an_error() {
     let env = Env::new();
     let input: String = (0..300).map(|i| format!("{{\"session\": \"s{i}\", \"user\": \"u\"}}\n")).collect();
