@@ -8,10 +8,13 @@
 # with the same CPU flags as ragger's build (GGML_NATIVE off: AVX2, FMA, F16C),
 # and cached in ${XDG_CACHE_HOME:-~/.cache}/ragger/llama-server.
 #
-# Reports model load time and latency per call (median and p90 over N turns)
-# as a table; with --threads-effect also the local backend at 1 thread and at
-# llama.cpp's own default of 4. The backends take turns call by call, so a
-# busy machine slows them alike.
+# Reports model load time, latency per call (median and p90 over N turns),
+# and the split each backend reports: prompt tokens evaluated (not cached),
+# prompt time, generation time per output token. The server samples with the
+# local backend's repetition penalty, but the two still write replies of
+# different length, so compare the split too. With --threads-effect also the
+# local backend at 1 thread and at llama.cpp's own default of 4. The backends
+# take turns call by call, so a busy machine slows them alike.
 #
 # Usage: scripts/bench/local-model.sh [--turns N] [--threads N] [--max-tokens N]
 #                                     [--no-server] [--threads-effect] [--show]
