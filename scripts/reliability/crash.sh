@@ -3,8 +3,8 @@
 # database with a backlog, against a fake model server with random delays,
 # and SIGKILL it at a random moment; `ragger check` must pass after every
 # kill. Most passes are `summarize --once`, one in five `housekeeping`
-# (which also closes idle sessions); a few turns arrive between kills, so
-# the queue never runs dry. At the end: passes until the queue is empty,
+# (which also closes idle sessions); half of them with parallel = 4; a few
+# turns arrive between kills, so the queue never runs dry. At the end: passes until the queue is empty,
 # `ragger check` again, and SQL proves every turn has exactly one L2 and
 # is folded, and every completed L3 of a project is in an L4.
 #
@@ -49,7 +49,10 @@ for ((i = 1; i <= N; i++)); do
     # Kill moments from 0 to 1.5 s; one in eight within the first 60 ms
     # (startup, lock, orphan recovery).
     if [ $((RANDOM % 8)) = 0 ]; then delay_ms=$((RANDOM % 60)); else delay_ms=$((RANDOM % 1500)); fi
-    "$RAGGER" "${cmd[@]}" >>"$LOG/passes.out" 2>>"$LOG/passes.err" &
+    # Half the passes make up to four model calls at once (L2s of any
+    # turns, folds of different sessions), so a kill can catch several.
+    if [ $((RANDOM % 2)) = 0 ]; then par=1; else par=4; fi
+    RAGGER_MEMORY_MODEL__PARALLEL=$par "$RAGGER" "${cmd[@]}" >>"$LOG/passes.out" 2>>"$LOG/passes.err" &
     pid=$!
     sleep "$(printf '0.%03d' "$delay_ms")"
     if kill -0 "$pid" 2>/dev/null; then

@@ -10,7 +10,7 @@ use super::prompts::{self, Scope};
 use super::queue::{self, FoldTurn, Skip, Table};
 use super::{ModelSlot, PassOptions, Report, Step};
 use crate::llm::clean::is_no_merge;
-use crate::llm::{complete, ModelError, Request};
+use crate::llm::{complete, MemoryModel, ModelError, Request};
 use crate::store::{estimate_tokens, now_ms, Store};
 
 /// Turns folded in one call under the threshold policy.
@@ -45,10 +45,26 @@ fn running(conn: &Connection, level: i64, key: &dyn rusqlite::ToSql) -> rusqlite
     .optional()
 }
 
+/// Whether a fold calls the model: all but a new summary copied from a
+/// single item (no running summary, or one that is full).
+fn needs_model(opts: &PassOptions, run: Option<&Running>, items: &[&str]) -> bool {
+    let full = run.is_some_and(|r| r.tokens >= opts.summaries.max_summary_tokens as i64);
+    !(items.len() == 1 && (run.is_none() || full))
+}
+
+/// The model for the folds that need one (loaded on first use), or none.
+fn model_for<'s>(slot: &'s mut ModelSlot<'_>, needed: bool) -> Result<Option<&'s dyn MemoryModel>, ModelError> {
+    if needed {
+        slot.get().map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
 /// Decide a fold; model errors other than a bad reply stop the pass.
-#[allow(clippy::too_many_arguments)]
+/// `model` is there when [`needs_model`] says so.
 fn decide(
-    slot: &mut ModelSlot<'_>,
+    model: Option<&dyn MemoryModel>,
     opts: &PassOptions,
     scope: Scope,
     run: Option<&Running>,
@@ -58,13 +74,13 @@ fn decide(
 ) -> Result<Decision, ModelError> {
     let s = &opts.summaries;
     let last_try = attempts + 1 >= opts.max_attempts as i64;
-    let call = |slot: &mut ModelSlot<'_>, messages| -> Result<(String, String), ModelError> {
-        let model = slot.get()?;
+    let call = |messages| -> Result<(String, String), ModelError> {
+        let model = model.ok_or_else(|| ModelError::Unavailable("no memory model for a fold that needs one".into()))?;
         let req = Request { messages, temperature: s.temperature, max_tokens: s.max_tokens, stop: vec![] };
         Ok((super::tidy::tidy(&complete(model, &req)?.text, None), model.model_id()))
     };
     // A new summary from the items alone.
-    let start = |slot: &mut ModelSlot<'_>, shift: bool| -> Result<Decision, ModelError> {
+    let start = |shift: bool| -> Result<Decision, ModelError> {
         if items.len() == 1 {
             return Ok(Decision::Start {
                 content: items[0].trim().to_string(),
@@ -73,7 +89,7 @@ fn decide(
                 shift,
             });
         }
-        match call(slot, prompts::fresh(scope, items, s.max_input_chars)) {
+        match call(prompts::fresh(scope, items, s.max_input_chars)) {
             Ok((content, model)) if !is_topic_shift(&content) => {
                 Ok(Decision::Start { content, model, prompt_version: prompts::FRESH_VERSION, shift })
             }
@@ -88,15 +104,15 @@ fn decide(
             Err(e) => Err(e),
         }
     };
-    let Some(run) = run else { return start(slot, false) };
+    let Some(run) = run else { return start(false) };
     if run.tokens >= s.max_summary_tokens as i64 {
-        return start(slot, false);
+        return start(false);
     }
-    match call(slot, prompts::merge(scope, &run.content, items, s.max_input_chars)) {
-        Ok((text, _)) if is_topic_shift(&text) => start(slot, true),
+    match call(prompts::merge(scope, &run.content, items, s.max_input_chars)) {
+        Ok((text, _)) if is_topic_shift(&text) => start(true),
         Ok((content, model)) => Ok(Decision::Update { content, model, prompt_version: prompts::MERGE_VERSION }),
         // Out of attempts: keep the material anyway, as a new segment.
-        Err(ModelError::BadReply(_)) if last_try => start(slot, false),
+        Err(ModelError::BadReply(_)) if last_try => start(false),
         Err(ModelError::BadReply(why)) => Ok(Decision::Retry(why)),
         Err(e) => Err(e),
     }
@@ -118,6 +134,10 @@ pub fn is_topic_shift(reply: &str) -> bool {
 
 // ---------------------------------------------------------------- L3
 
+/// One L3 step: the next fold of up to `[memory_model] parallel` sessions.
+/// A session's folds are strictly ordered, but different sessions are
+/// independent: their model calls run concurrently and each result is
+/// committed on its own.
 pub fn l3_step(
     store: &mut Store,
     slot: &mut ModelSlot<'_>,
@@ -126,10 +146,98 @@ pub fn l3_step(
     skip: &mut Skip,
     report: &mut Report,
 ) -> Result<Step> {
-    loop {
+    let heads = ready_sessions(store, opts, session, skip)?;
+    if heads.is_empty() {
+        return Ok(Step::Idle);
+    }
+    // Claim each head and read its running summary.
+    let mut folds = Vec::new();
+    for (sid, head) in heads {
+        let ids: Vec<i64> = head.iter().map(|t| t.id).collect();
+        let claimed = queue::claim(store, Table::Turns, &ids, &opts.owner)?;
+        if claimed.len() != ids.len() {
+            queue::release(store, Table::Turns, &claimed, &opts.owner)?;
+            skip.sessions.insert(sid);
+            continue;
+        }
+        let run = running(&store.conn, 3, &sid)?;
+        folds.push(L3Fold { sid, head, ids, run });
+    }
+    if folds.is_empty() {
+        return Ok(Step::Done(0));
+    }
+    let needed = folds.iter().any(|f| needs_model(opts, f.run.as_ref(), &f.items()));
+    let model = match model_for(slot, needed) {
+        Ok(m) => m,
+        Err(e) => {
+            for f in &folds {
+                queue::release(store, Table::Turns, &f.ids, &opts.owner)?;
+            }
+            return Ok(Step::Stop(e));
+        }
+    };
+    let decide_one = |f: &L3Fold| {
+        let first = &f.head[0];
+        decide(model, opts, Scope::Session, f.run.as_ref(), &f.items(), &first.l2_model, first.fold_attempts)
+    };
+    let decisions: Vec<Result<Decision, ModelError>> = if folds.len() == 1 {
+        vec![decide_one(&folds[0])]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = folds.iter().map(|f| scope.spawn(move || decide_one(f))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(ModelError::BadReply("model call panicked".into()))))
+                .collect()
+        })
+    };
+    let mut stop = None;
+    let mut done = 0;
+    for (fold, decision) in folds.iter().zip(decisions) {
+        match decision {
+            Ok(d) => done += commit_l3(store, opts, fold, d, skip, report)?,
+            Err(e) => {
+                queue::release(store, Table::Turns, &fold.ids, &opts.owner)?;
+                stop.get_or_insert(e);
+            }
+        }
+    }
+    Ok(match stop {
+        Some(e) => Step::Stop(e),
+        None => Step::Done(done),
+    })
+}
+
+/// A session's next fold, claimed.
+struct L3Fold {
+    sid: i64,
+    head: Vec<FoldTurn>,
+    ids: Vec<i64>,
+    run: Option<Running>,
+}
+
+impl L3Fold {
+    fn items(&self) -> Vec<&str> {
+        self.head.iter().map(|t| t.l2.as_str()).collect()
+    }
+}
+
+/// Up to `parallel` sessions with a fold to do now, each with its head
+/// (the L2s the fold takes). Sessions with nothing to do now are skipped
+/// for the rest of the pass.
+fn ready_sessions(
+    store: &Store,
+    opts: &PassOptions,
+    session: Option<i64>,
+    skip: &mut Skip,
+) -> Result<Vec<(i64, Vec<FoldTurn>)>> {
+    let want = opts.parallel.max(1);
+    let mut ready: Vec<(i64, Vec<FoldTurn>)> = Vec::new();
+    'find: loop {
+        // Sessions already taken are skipped while looking for more.
         let candidates = queue::sessions_to_fold(&store.conn, session, &mut *skip, 8)?;
         if candidates.is_empty() {
-            return Ok(Step::Idle);
+            break;
         }
         for sid in candidates {
             let batch = if opts.threshold() { MAX_BATCH } else { 1 };
@@ -140,41 +248,34 @@ pub fn l3_step(
                     || (g.session_tokens > opts.summaries.threshold_tokens as i64
                         && g.new_l2s >= opts.summaries.min_episodes as i64))
             };
+            skip.sessions.insert(sid);
             if head.is_empty() || gated {
-                skip.sessions.insert(sid);
                 continue;
             }
-            return fold_session(store, slot, opts, sid, &head, skip, report);
+            ready.push((sid, head));
+            if ready.len() == want {
+                break 'find;
+            }
         }
     }
+    // A session taken now may have more to fold after this step.
+    for (sid, _) in &ready {
+        skip.sessions.remove(sid);
+    }
+    Ok(ready)
 }
 
-fn fold_session(
+/// Commit one L3 decision with a compare-and-set; returns the items it
+/// counts for (0 when the state moved under us: retried next time).
+fn commit_l3(
     store: &mut Store,
-    slot: &mut ModelSlot<'_>,
     opts: &PassOptions,
-    sid: i64,
-    head: &[FoldTurn],
+    fold: &L3Fold,
+    decision: Decision,
     skip: &mut Skip,
     report: &mut Report,
-) -> Result<Step> {
-    let ids: Vec<i64> = head.iter().map(|t| t.id).collect();
-    let claimed = queue::claim(store, Table::Turns, &ids, &opts.owner)?;
-    if claimed.len() != ids.len() {
-        queue::release(store, Table::Turns, &claimed, &opts.owner)?;
-        skip.sessions.insert(sid);
-        return Ok(Step::Done(0));
-    }
-    let run = running(&store.conn, 3, &sid)?;
-    let items: Vec<&str> = head.iter().map(|t| t.l2.as_str()).collect();
-    let decision =
-        match decide(slot, opts, Scope::Session, run.as_ref(), &items, &head[0].l2_model, head[0].fold_attempts) {
-            Ok(d) => d,
-            Err(e) => {
-                queue::release(store, Table::Turns, &ids, &opts.owner)?;
-                return Ok(Step::Stop(e));
-            }
-        };
+) -> Result<u64> {
+    let (sid, ids, run) = (fold.sid, &fold.ids, fold.run.as_ref());
     if let Decision::Retry(why) = &decision {
         let tx = store.write()?;
         tx.execute(
@@ -189,13 +290,13 @@ fn fold_session(
         tx.commit()?;
         skip.sessions.insert(sid);
         report.failed += 1;
-        return Ok(Step::Done(1));
+        return Ok(1);
     }
     let tx = store.write()?;
-    if !l3_unchanged(&tx, sid, run.as_ref(), &ids, &opts.owner)? {
+    if !l3_unchanged(&tx, sid, run, ids, &opts.owner)? {
         drop(tx);
-        queue::release(store, Table::Turns, &ids, &opts.owner)?;
-        return Ok(Step::Done(0)); // state moved under us: retried next time
+        queue::release(store, Table::Turns, ids, &opts.owner)?;
+        return Ok(0);
     }
     let now = now_ms();
     let (first_seq, project): (i64, Option<String>) =
@@ -206,7 +307,7 @@ fn fold_session(
     let (first_id, last_id) = (ids[0], *ids.last().expect("non-empty head"));
     let target = match decision {
         Decision::Update { content, model, prompt_version } => {
-            let r = run.as_ref().expect("update needs a running summary");
+            let r = run.expect("update needs a running summary");
             tx.execute(
                 "UPDATE summaries SET content = ?2, tokens = ?3, version = version + 1, last_turn_id = ?4,
                         last_seq = ?5, updated_at = ?6, model = ?7, prompt_version = ?8
@@ -216,7 +317,7 @@ fn fold_session(
             r.id
         }
         Decision::Start { content, model, prompt_version, shift } => {
-            if let Some(r) = &run {
+            if let Some(r) = run {
                 complete_l3(&tx, r.id, now)?;
             }
             if shift {
@@ -243,7 +344,7 @@ fn fold_session(
     tx.execute("UPDATE sessions SET next_fold_seq = ?2 WHERE id = ?1", params![sid, last_seq + 1])?;
     tx.commit()?;
     report.l3_folds += 1;
-    Ok(Step::Done(1))
+    Ok(1)
 }
 
 /// The compare-and-set check of an L3 fold.
@@ -324,14 +425,16 @@ pub fn l4_step(
         return Ok(Step::Done(0));
     }
     let run = running(&store.conn, 4, &item.project)?;
-    let decision =
-        match decide(slot, opts, Scope::Project, run.as_ref(), &[item.content.as_str()], &item.model, item.attempts) {
-            Ok(d) => d,
-            Err(e) => {
-                queue::release(store, Table::Summaries, &[item.id], &opts.owner)?;
-                return Ok(Step::Stop(e));
-            }
-        };
+    let items = [item.content.as_str()];
+    let decision = model_for(slot, needs_model(opts, run.as_ref(), &items))
+        .and_then(|model| decide(model, opts, Scope::Project, run.as_ref(), &items, &item.model, item.attempts));
+    let decision = match decision {
+        Ok(d) => d,
+        Err(e) => {
+            queue::release(store, Table::Summaries, &[item.id], &opts.owner)?;
+            return Ok(Step::Stop(e));
+        }
+    };
     let tx = store.write()?;
     if let Decision::Retry(why) = &decision {
         tx.execute(

@@ -486,6 +486,44 @@ fn parallel_l2_calls_overlap() {
 }
 
 #[test]
+fn folds_of_different_sessions_overlap_and_keep_each_sessions_order() {
+    use std::sync::{Arc, Condvar, Mutex};
+    // Each merge call waits (up to 5 s) until four are in flight at once;
+    // folding one session at a time would see only one and get a 500.
+    let gate = Arc::new((Mutex::new(0usize), Condvar::new()));
+    let g = Arc::clone(&gate);
+    let server = FakeServer::start(move |r| {
+        if !r.is_chat() || !r.user().contains("Running summary:") {
+            return topic_reply(r);
+        }
+        let (m, cv) = &*g;
+        let mut n = m.lock().unwrap();
+        *n += 1;
+        cv.notify_all();
+        let (n, _) = cv.wait_timeout_while(n, Duration::from_secs(5), |n| *n < 4).unwrap();
+        if *n >= 4 {
+            topic_reply(r)
+        } else {
+            Action::status(500, "folds did not overlap")
+        }
+    });
+    let env = Env::new().with_server(&server).with_config("parallel = 4");
+    for s in ["s1", "s2", "s3", "s4"] {
+        capture_topics(&env, s, &["a", "a", "a"], &[]);
+    }
+    let r = env.run(&["summarize", "--once", "--json"]).ok().json();
+    assert_eq!((r["l2"].as_i64(), r["l3_folds"].as_i64(), r["remaining"].as_i64()), (Some(12), Some(12), Some(0)));
+    // Every session ends with one running summary over its three turns,
+    // folded in turn order (`check` verifies fold_seq against turn order).
+    for (i, s) in ["s1", "s2", "s3", "s4"].iter().enumerate() {
+        let show = env.run(&["show", s, "--json"]).ok().json();
+        let range = format!("{}-{}", 3 * i + 1, 3 * i + 3);
+        assert_eq!(summaries(&show, 3), vec![("running".to_string(), range)], "{s}");
+    }
+    env.assert_check();
+}
+
+#[test]
 fn worker_loop_wakes_on_sigusr1_and_stops_cleanly_on_sigterm() {
     let server = topic_server();
     let env = Env::new().with_server(&server);
