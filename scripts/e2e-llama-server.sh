@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# End-to-end check of the HTTP memory-model path against a real llama.cpp
-# server (llama-cpp-python's OpenAI-compatible server) serving SmolLM2-135M.
+# End-to-end check of the HTTP memory-model path against llama.cpp's own
+# OpenAI-compatible server (`llama-server`) serving SmolLM2-135M.
 #
-#   scripts/e2e-llama-server.sh            # set up (first run: minutes), serve, check
-#   scripts/e2e-llama-server.sh --setup    # only create the venv
+#   scripts/e2e-llama-server.sh            # build the server once (minutes), serve, check
+#   scripts/e2e-llama-server.sh --setup    # only build the server
 #
-# The venv lives in ${XDG_CACHE_HOME:-~/.cache}/ragger/venv and is reused
-# (another script may create the same one; a lock file keeps two installs
-# from running at once). The model comes from scripts/fetch-models.sh.
+# The server comes from scripts/llama-server.sh (cached under
+# ${XDG_CACHE_HOME:-~/.cache}/ragger). The model comes from
+# scripts/fetch-models.sh.
 # Environment: RAGGER_E2E_MODEL (a .gguf path), RAGGER_E2E_TIMEOUT (seconds
 # to wait for the server, default 120).
 set -euo pipefail
 
-cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/ragger"
-venv="$cache_dir/venv"
 data_dir="${XDG_DATA_HOME:-$HOME/.local/share}/ragger"
 model="${RAGGER_E2E_MODEL:-$data_dir/models/SmolLM2-135M-Instruct.Q4_1.gguf}"
 wait_secs="${RAGGER_E2E_TIMEOUT:-120}"
@@ -22,28 +20,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 say() { printf 'e2e: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
-setup_venv() {
-    mkdir -p "$cache_dir"
-    # flock serializes concurrent installs into the same venv.
-    exec 9>"$cache_dir/venv.lock"
-    flock 9
-    if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then
-        say "reusing $venv"
-    else
-        say "installing llama-cpp-python[server] into $venv (builds llama.cpp; several minutes)"
-        [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-        "$venv/bin/python" -m pip install --quiet --upgrade pip
-        CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
-            "$venv/bin/python" -m pip install --quiet 'llama-cpp-python[server]'
-    fi
-    flock -u 9
-}
-
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
-setup_venv
+server="$("$root/scripts/llama-server.sh")" || die "no llama-server"
 [ "${1:-}" = "--setup" ] && exit 0
 
 [ -f "$model" ] || die "model not found: $model (run scripts/fetch-models.sh)"
@@ -67,8 +48,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 say "serving $(basename "$model") on $url"
-"$venv/bin/python" -m llama_cpp.server --model "$model" --host 127.0.0.1 --port "$port" \
-    --n_ctx 2048 >"$log" 2>&1 &
+"$server" --model "$model" --host 127.0.0.1 --port "$port" --ctx-size 2048 --parallel 1 \
+    >"$log" 2>&1 &
 server_pid=$!
 
 deadline=$((SECONDS + wait_secs))

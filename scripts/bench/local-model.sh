@@ -3,10 +3,9 @@
 # backend against the same GGUF served by llama.cpp's own server
 # (`llama-server`) over the `openai` backend, in one run.
 #
-# llama-server is built once from the llama.cpp source that the PyPI sdist of
-# llama-cpp-python vendors (pinned, sha256-checked; about 3 minutes on 2 cores)
-# with the same CPU flags as ragger's build (GGML_NATIVE off: AVX2, FMA, F16C),
-# and cached in ${XDG_CACHE_HOME:-~/.cache}/ragger/llama-server.
+# llama-server comes from scripts/llama-server.sh (built once, about 3
+# minutes on 2 cores, from the llama.cpp that a pinned PyPI sdist vendors,
+# with the same CPU flags as ragger's build).
 #
 # Reports model load time, latency per call (median and p90 over N turns),
 # and the split each backend reports: prompt tokens evaluated (not cached),
@@ -45,14 +44,6 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-cache_home=${XDG_CACHE_HOME:-}
-[[ -n $cache_home ]] || cache_home=$HOME/.cache
-server_dir=$cache_home/ragger/llama-server
-# Pinned so the comparison is repeatable.
-sdist_pkg='llama-cpp-python==0.3.36'
-sdist_file='llama_cpp_python-0.3.36.tar.gz'
-sdist_sha256='832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e'
-
 # --- the model ---------------------------------------------------------------
 if [[ -n ${RAGGER_TEST_GGUF:-} ]]; then
   gguf=$RAGGER_TEST_GGUF
@@ -81,29 +72,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-build_server() {
-  local work=$server_dir/src
-  command -v cmake >/dev/null || die "cmake is needed to build llama-server (apt install cmake)"
-  rm -rf "$work" && mkdir -p "$work"
-  echo "$prog: building llama-server from the llama.cpp in $sdist_pkg (once; minutes)" >&2
-  pip download -q --no-deps --no-binary :all: "$sdist_pkg" -d "$work" || die "cannot download $sdist_pkg"
-  echo "$sdist_sha256  $work/$sdist_file" | sha256sum -c --quiet - || die "checksum mismatch: $work/$sdist_file"
-  tar xzf "$work/$sdist_file" -C "$work"
-  local src=$work/${sdist_file%.tar.gz}/vendor/llama.cpp
-  # No web UI and no network: the UI would otherwise be fetched at build time.
-  cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF \
-    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF \
-    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF >"$work/cmake.log" 2>&1 ||
-    die "cmake configure failed (log: $work/cmake.log)"
-  cmake --build "$work/build" --target llama-server -j "$(nproc)" >>"$work/cmake.log" 2>&1 ||
-    die "llama-server build failed (log: $work/cmake.log)"
-  mkdir -p "$server_dir/bin" && cp "$work/build/bin/llama-server" "$server_dir/bin/"
-  rm -rf "$work"
-}
-
 server_args=()
 if [[ $server == 1 ]]; then
-  [[ -x $server_dir/bin/llama-server ]] || build_server
+  llama_server=$("$root/scripts/llama-server.sh") || die "no llama-server"
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   log=$(mktemp "${TMPDIR:-/tmp}/ragger-bench-server.XXXXXX")
   start_ns=$(date +%s%N)
@@ -111,7 +82,7 @@ if [[ $server == 1 ]]; then
   # server's default). The repetition penalty is the local backend's, so that
   # both sample alike (greedy at temperature 0) and write replies of similar
   # length.
-  "$server_dir/bin/llama-server" --model "$gguf" --host 127.0.0.1 --port "$port" \
+  "$llama_server" --model "$gguf" --host 127.0.0.1 --port "$port" \
     --threads "$threads" --threads-batch "$threads" --ctx-size 4096 --parallel 1 --log-disable \
     --repeat-penalty 1.15 --repeat-last-n 64 \
     >"$log" 2>&1 &
