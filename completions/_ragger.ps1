@@ -91,6 +91,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;housekeeping' {
+            [CompletionResult]::new('--max-seconds', '--max-seconds', [CompletionResultType]::ParameterName, 'Stop taking new summarize work after S seconds (sessions are still closed)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')

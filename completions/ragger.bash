@@ -766,12 +766,16 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__housekeeping)
-            opts="-q -v -h --no-summarize --dry-run --config --db --quiet --verbose --json --color --help"
+            opts="-q -v -h --no-summarize --max-seconds --dry-run --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --max-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

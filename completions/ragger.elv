@@ -85,6 +85,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --help 'Print help'
         }
         &'ragger;housekeeping'= {
+            cand --max-seconds 'Stop taking new summarize work after S seconds (sessions are still closed)'
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to use colour'

@@ -81,6 +81,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand summarize" -s q -l quiet -
 complete -c ragger -n "__fish_ragger_using_subcommand summarize" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand summarize" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l max-seconds -d 'Stop taking new summarize work after S seconds (sessions are still closed)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l color -d 'When to use colour' -r -f -a "auto\t''

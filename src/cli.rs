@@ -125,13 +125,13 @@ pub struct SummarizeArgs {
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
     /// Stop taking new work after S seconds
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = seconds)]
     pub max_seconds: Option<f64>,
     /// Print what would be done and change nothing
     #[arg(long)]
     pub dry_run: bool,
     /// Worker loop: seconds between passes (SIGUSR1 wakes it early)
-    #[arg(long, value_name = "S", default_value_t = 60.0)]
+    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = seconds)]
     pub interval: f64,
 }
 
@@ -140,6 +140,9 @@ pub struct HousekeepingArgs {
     /// Skip the summarize pass
     #[arg(long)]
     pub no_summarize: bool,
+    /// Stop taking new summarize work after S seconds (sessions are still closed)
+    #[arg(long, value_name = "S", value_parser = seconds)]
+    pub max_seconds: Option<f64>,
     /// List what would happen and write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -223,4 +226,16 @@ pub struct ManArgs {
     /// Output folder
     #[arg(long)]
     pub dir: PathBuf,
+}
+
+/// The longest duration a flag takes: about 31 years.
+const MAX_SECONDS: f64 = 1e9;
+
+/// A duration in seconds: a finite number from 0 to [`MAX_SECONDS`]
+/// (anything else would not fit a timer).
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=MAX_SECONDS).contains(&v) => Ok(v),
+        _ => Err(format!("expected a number of seconds from 0 to {MAX_SECONDS:.0}")),
+    }
 }

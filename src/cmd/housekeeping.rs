@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use std::time::{Duration, Instant};
+
 use anyhow::Result;
 use serde::Serialize;
 
@@ -40,8 +42,11 @@ pub fn run(ctx: &Ctx, args: &HousekeepingArgs) -> Result<Exit> {
     let mut recovered = crate::pipeline::recover_orphans(&mut store)?;
     let mut summarized = Report::default();
     let mut outcome: Option<PassOutcome> = None;
+    // One deadline for both passes.
+    let mut opts = pass_options(ctx, None);
+    opts.deadline = args.max_seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
     if !args.no_summarize {
-        let o = locked_pass(ctx, &mut store, &pass_options(ctx, None), &flags, "housekeeping")?;
+        let o = locked_pass(ctx, &mut store, &opts, &flags, "housekeeping")?;
         recovered += o.recovered;
         summarized = o.report.clone();
         outcome = Some(o);
@@ -56,7 +61,7 @@ pub fn run(ctx: &Ctx, args: &HousekeepingArgs) -> Result<Exit> {
     }
     // Sessions just closed have new complete L3s: fold them into their projects now.
     if closed > 0 && !args.no_summarize {
-        let o = locked_pass(ctx, &mut store, &pass_options(ctx, None), &flags, "housekeeping")?;
+        let o = locked_pass(ctx, &mut store, &opts, &flags, "housekeeping")?;
         add(&mut summarized, &o.report);
         outcome = Some(o);
     }

@@ -174,3 +174,43 @@ fn capture_warns_when_the_last_pass_failed() {
     let r = env.capture("s", "c", "d", &[]).ok();
     assert!(r.stderr.contains("unavailable"), "{}", r.stderr);
 }
+
+#[test]
+fn max_seconds_bounds_the_summarize_work_and_still_closes_idle_sessions() {
+    let s = FakeServer::start(|r| {
+        let reply = if r.system().contains("one-sentence") { "The user asked something." } else { "One thing." };
+        Action::delayed(Duration::from_millis(300), Action::text(reply))
+    });
+    let env = Env::new().with_server(&s);
+    // "done" has its only turn summarised and folded already; "backlog" has
+    // six turns waiting, more than 0.5 s of model calls.
+    env.capture("done", "a", "b", &["--at", &minutes_ago(30)]).ok();
+    env.run(&["summarize", "--once"]).ok();
+    for i in 0..6 {
+        env.capture("backlog", &format!("q{i}"), "a", &["--at", &minutes_ago(25)]).ok();
+    }
+    let r = env.run(&["housekeeping", "--json", "--max-seconds", "0.5"]).ok().json();
+    let done = r["summarized"]["l2"].as_u64().unwrap();
+    assert!((1..6).contains(&done), "stopped taking work after the deadline: {r}");
+    assert!(r["summarized"]["remaining"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["closed_sessions"], 1, "the idle session with no pending work is closed: {r}");
+    assert!(!open_state(&env, "done"));
+    assert!(open_state(&env, "backlog"), "a session with pending work stays open");
+    env.assert_check();
+}
+
+#[test]
+fn durations_that_do_not_fit_a_timer_are_usage_errors() {
+    let env = Env::new();
+    for args in [
+        ["housekeeping", "--max-seconds", "inf"],
+        ["summarize", "--max-seconds", "1e300"],
+        ["summarize", "--interval", "nan"],
+        ["summarize", "--max-seconds", "soon"],
+    ] {
+        let r = env.run(&args).code(2);
+        assert!(r.stderr.contains(&format!("invalid value '{}' for '{}", args[2], args[1])), "{}", r.stderr);
+        assert!(r.stderr.contains("expected a number of seconds"), "{}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+}
