@@ -67,7 +67,7 @@ pub struct MemoryModelConfig {
     pub api_key_env: Option<String>,
     pub timeout_seconds: u64,
     pub retries: u32,
-    /// Concurrent L2 calls (HTTP backends).
+    /// Concurrent model calls (HTTP backends): L2s, and folds of different sessions.
     pub parallel: usize,
     /// Local backend threads; 0: the number of cores.
     pub threads: usize,
