@@ -456,18 +456,17 @@ fn capture_summarize_with_the_model_down_still_stores_and_exits_0() {
     assert_eq!(env.status()["pending_l2"], 1);
 }
 
-#[test]
-fn parallel_l2_calls_overlap() {
-    use std::sync::{Arc, Condvar, Mutex};
-    // Each L2 call waits (up to 5 s) until four calls are in flight at once;
-    // a serial pass would see only one and get a 500.
-    let gate = Arc::new((Mutex::new(0usize), Condvar::new()));
-    let g = Arc::clone(&gate);
-    let server = FakeServer::start(move |r| {
-        if !r.is_chat() || !r.system().contains("one-sentence") {
+/// A topic server whose calls of one kind each wait (up to 5 s) until four
+/// of them are in flight at once, and fail with a 500 if they never are: a
+/// pass that makes those calls one at a time cannot succeed.
+fn four_at_once(kind: fn(&Recorded) -> bool) -> FakeServer {
+    use std::sync::{Condvar, Mutex};
+    let gate = (Mutex::new(0usize), Condvar::new());
+    FakeServer::start(move |r| {
+        if !r.is_chat() || !kind(r) {
             return topic_reply(r);
         }
-        let (m, cv) = &*g;
+        let (m, cv) = &gate;
         let mut n = m.lock().unwrap();
         *n += 1;
         cv.notify_all();
@@ -477,7 +476,12 @@ fn parallel_l2_calls_overlap() {
         } else {
             Action::status(500, "calls did not overlap")
         }
-    });
+    })
+}
+
+#[test]
+fn parallel_l2_calls_overlap() {
+    let server = four_at_once(|r| r.system().contains("one-sentence"));
     let env = Env::new().with_server(&server).with_config("parallel = 4");
     capture_topics(&env, "s", &["a", "a", "a", "a"], &[]);
     let r = env.run(&["summarize", "--once", "--json"]).ok().json();
@@ -487,26 +491,7 @@ fn parallel_l2_calls_overlap() {
 
 #[test]
 fn folds_of_different_sessions_overlap_and_keep_each_sessions_order() {
-    use std::sync::{Arc, Condvar, Mutex};
-    // Each merge call waits (up to 5 s) until four are in flight at once;
-    // folding one session at a time would see only one and get a 500.
-    let gate = Arc::new((Mutex::new(0usize), Condvar::new()));
-    let g = Arc::clone(&gate);
-    let server = FakeServer::start(move |r| {
-        if !r.is_chat() || !r.user().contains("Running summary:") {
-            return topic_reply(r);
-        }
-        let (m, cv) = &*g;
-        let mut n = m.lock().unwrap();
-        *n += 1;
-        cv.notify_all();
-        let (n, _) = cv.wait_timeout_while(n, Duration::from_secs(5), |n| *n < 4).unwrap();
-        if *n >= 4 {
-            topic_reply(r)
-        } else {
-            Action::status(500, "folds did not overlap")
-        }
-    });
+    let server = four_at_once(|r| r.user().contains("Running summary:"));
     let env = Env::new().with_server(&server).with_config("parallel = 4");
     for s in ["s1", "s2", "s3", "s4"] {
         capture_topics(&env, s, &["a", "a", "a"], &[]);
