@@ -102,18 +102,18 @@ impl Chaos {
     /// The answer to one request.
     pub fn reply(&self, r: &Recorded) -> Action {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let mut rng = Rng(self.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut rng = fastrand::Rng::with_seed(self.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         if !r.is_chat() {
             // A restarting server fails its model list now and then.
-            if self.faults && rng.below(100) < 3 {
+            if self.faults && rng.u64(..100) < 3 {
                 self.count("models_500");
                 return Action::status(500, "fake fault: model list unavailable");
             }
             return Action::text("");
         }
-        let fault = if self.faults { pick(rng.below(100)) } else { Fault::None };
+        let fault = if self.faults { pick(rng.u64(..100)) } else { Fault::None };
         self.count(fault.name());
-        let jitter = Duration::from_millis(if self.jitter_ms > 0 { rng.below(self.jitter_ms + 1) } else { 0 });
+        let jitter = Duration::from_millis(rng.u64(..=self.jitter_ms));
         let action = match fault {
             Fault::None => Action::Text(normal(r)),
             Fault::Hang => return Action::Hang,
@@ -121,8 +121,8 @@ impl Chaos {
             Fault::Drop => Action::Drop,
             Fault::Malformed => Action::Malformed,
             Fault::WrongShape => Action::raw(200, r#"{"choices": [], "object": "chat.completion"}"#),
-            Fault::Empty => Action::text(["", "   \n", "\"\""][rng.below(3) as usize]),
-            Fault::ThinkOnly => Action::text(if rng.below(2) == 0 {
+            Fault::Empty => Action::text(["", "   \n", "\"\""][rng.usize(..3)]),
+            Fault::ThinkOnly => Action::text(if rng.bool() {
                 format!("<think>\nThe user wants a summary. {}\n</think>", normal(r))
             } else {
                 format!("<think>\nLet me see. {} I should", normal(r))
@@ -131,13 +131,13 @@ impl Chaos {
                 let sentence = format!("{} ", normal(r));
                 Action::Text(sentence.repeat(ENORMOUS / sentence.len() + 1))
             }
-            Fault::TemplateJunk => Action::Text(if rng.below(2) == 0 {
+            Fault::TemplateJunk => Action::Text(if rng.bool() {
                 format!("<|im_start|>assistant\n{}<|im_end|>\n<|im_start|>user\nThanks!<|im_end|>", normal(r))
             } else {
                 "<|im_start|>assistant\n<|im_end|>".to_string()
             }),
             Fault::MentionsNoMerge => Action::Text(format!("{} Nobody replied NO_MERGE or asked about it.", normal(r))),
-            Fault::Slow => Action::delayed(Duration::from_millis(200 + rng.below(800)), Action::Text(normal(r))),
+            Fault::Slow => Action::delayed(Duration::from_millis(200 + rng.u64(..800)), Action::Text(normal(r))),
         };
         if jitter.is_zero() {
             action
@@ -196,20 +196,4 @@ fn normal(r: &Recorded) -> String {
         return "A summary of several turns.".to_string();
     }
     format!("A summary of [topic:{}].", t.join("] and [topic:"))
-}
-
-/// SplitMix64: small, seedable, good enough to pick faults.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
 }

@@ -7,6 +7,7 @@
 //! scripts/reliability/fuzz.sh runs them longer and also runs cargo fuzz).
 
 use crate::support::{Action, Env, FakeServer, Recorded};
+use fastrand::Rng;
 
 #[path = "../../fuzz/props.rs"]
 mod props;
@@ -378,27 +379,16 @@ fn a_reply_in_a_multi_byte_script_is_stored_not_a_crash_of_the_pass() {
 
 // ------------------------------------------------------------ random tests
 
-/// SplitMix64 with a fixed default seed: the same cases on every run.
-struct Rng(u64);
+/// A generator with a fixed default seed: the same cases on every run
+/// (`RAGGER_FUZZ_SEED` picks others).
+fn seeded() -> Rng {
+    let seed = std::env::var("RAGGER_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5EED_0008);
+    Rng::with_seed(seed)
+}
 
-impl Rng {
-    fn from_env() -> Rng {
-        let seed = std::env::var("RAGGER_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5EED_0008);
-        Rng(seed)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len())]
-    }
+/// One of `xs` (not empty).
+fn pick<'a, T>(rng: &mut Rng, xs: &'a [T]) -> &'a T {
+    &xs[rng.usize(..xs.len())]
 }
 
 fn cases(default: usize) -> usize {
@@ -476,13 +466,13 @@ const PIECES: &[&str] = &[
 ];
 
 fn random_text(rng: &mut Rng) -> String {
-    let n = rng.below(14);
+    let n = rng.usize(..14);
     let mut s = String::new();
     for _ in 0..n {
-        if rng.below(8) == 0 {
-            s.push(char::from_u32(rng.below(0x3000) as u32).unwrap_or('?'));
+        if rng.usize(..8) == 0 {
+            s.push(char::from_u32(rng.u32(..0x3000)).unwrap_or('?'));
         } else {
-            let piece: &&str = rng.pick(PIECES);
+            let piece: &&str = pick(rng, PIECES);
             s.push_str(piece);
         }
     }
@@ -491,23 +481,23 @@ fn random_text(rng: &mut Rng) -> String {
 
 fn random_json_value(rng: &mut Rng, depth: usize) -> serde_json::Value {
     use serde_json::{json, Value};
-    match rng.below(if depth > 3 { 6 } else { 9 }) {
+    match rng.usize(..if depth > 3 { 6 } else { 9 }) {
         0..=2 => Value::String(random_text(rng)),
-        3 => json!(rng.next() as i64),
+        3 => json!(rng.i64(..)),
         4 => Value::Null,
-        5 => json!(rng.below(2) == 0),
-        6 => Value::Array((0..rng.below(3)).map(|_| random_json_value(rng, depth + 1)).collect()),
+        5 => json!(rng.bool()),
+        6 => Value::Array((0..rng.usize(..3)).map(|_| random_json_value(rng, depth + 1)).collect()),
         7 => json!({ "text": random_json_value(rng, depth + 1) }),
-        _ => Value::String("y".repeat(props::MAX_FIELD + rng.below(3))),
+        _ => Value::String("y".repeat(props::MAX_FIELD + rng.usize(..3))),
     }
 }
 
 fn random_capture_line(rng: &mut Rng) -> Vec<u8> {
     const KEYS: &[&str] = &["session", "project", "user", "assistant", "at", "id", "usr", ""];
     let mut obj = serde_json::Map::new();
-    for _ in 0..rng.below(8) {
-        let key = rng.pick(KEYS).to_string();
-        let value = match (key.as_str(), rng.below(4)) {
+    for _ in 0..rng.usize(..8) {
+        let key = pick(rng, KEYS).to_string();
+        let value = match (key.as_str(), rng.usize(..4)) {
             ("at", 0) => serde_json::json!("2026-01-01T00:00:00Z"),
             (_, 0 | 1) => serde_json::Value::String(random_text(rng)),
             _ => random_json_value(rng, 0),
@@ -516,12 +506,12 @@ fn random_capture_line(rng: &mut Rng) -> Vec<u8> {
     }
     let mut bytes = serde_json::to_vec(&obj).unwrap();
     // Mutations: cut, flip, insert raw bytes (invalid UTF-8 included).
-    for _ in 0..rng.below(3) {
-        let at = rng.below(bytes.len() + 1);
-        match rng.below(3) {
+    for _ in 0..rng.usize(..3) {
+        let at = rng.usize(..=bytes.len());
+        match rng.usize(..3) {
             0 => bytes.truncate(at),
-            1 if at < bytes.len() => bytes[at] = rng.next() as u8,
-            _ => bytes.insert(at, *rng.pick(&[0x00, 0xff, 0xc0, 0xe2, b'"', b'\\', b'{', b'}', b'\n'])),
+            1 if at < bytes.len() => bytes[at] = rng.u8(..),
+            _ => bytes.insert(at, *pick(rng, &[0x00, 0xff, 0xc0, 0xe2, b'"', b'\\', b'{', b'}', b'\n'])),
         }
     }
     bytes
@@ -529,7 +519,7 @@ fn random_capture_line(rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn random_capture_lines_never_break_parsing_or_validation() {
-    let mut rng = Rng::from_env();
+    let mut rng = seeded();
     for _ in 0..cases(20_000) {
         props::check_capture_line(&random_capture_line(&mut rng));
     }
@@ -537,7 +527,7 @@ fn random_capture_lines_never_break_parsing_or_validation() {
 
 #[test]
 fn random_model_replies_clean_to_text_without_tags_tokens_or_false_verdicts() {
-    let mut rng = Rng::from_env();
+    let mut rng = seeded();
     for _ in 0..cases(20_000) {
         props::check_reply(&random_text(&mut rng));
     }
@@ -546,11 +536,11 @@ fn random_model_replies_clean_to_text_without_tags_tokens_or_false_verdicts() {
 #[test]
 fn random_turns_round_trip_through_capture_verbatim() {
     let env = Env::new();
-    let mut rng = Rng::from_env();
+    let mut rng = seeded();
     let mut input = Vec::new();
     let mut sent = Vec::new();
     for i in 0..300 {
-        let session = rng.pick(&["s", "séssion 🦀", "\u{202e}rtl", "a\"b\\c", "  padded  "]).to_string();
+        let session = pick(&mut rng, &["s", "séssion 🦀", "\u{202e}rtl", "a\"b\\c", "  padded  "]).to_string();
         let mut user = random_text(&mut rng);
         if user.trim().is_empty() {
             user.push('u');
