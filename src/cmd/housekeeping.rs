@@ -3,13 +3,11 @@
 
 use std::io::Write;
 
-use std::time::{Duration, Instant};
-
 use anyhow::Result;
 use serde::Serialize;
 
 use crate::cli::HousekeepingArgs;
-use crate::cmd::summarize::{locked_pass, pass_options, PassOutcome};
+use crate::cmd::summarize::{deadline, locked_pass, pass_options, PassOutcome};
 use crate::cmd::{print_json, Ctx};
 use crate::exit::Exit;
 use crate::housekeeping::{close, idle_sessions, maintain};
@@ -44,7 +42,7 @@ pub fn run(ctx: &Ctx, args: &HousekeepingArgs) -> Result<Exit> {
     let mut outcome: Option<PassOutcome> = None;
     // One deadline for both passes.
     let mut opts = pass_options(ctx, None);
-    opts.deadline = args.max_seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    opts.deadline = deadline(args.max_seconds);
     if !args.no_summarize {
         let o = locked_pass(ctx, &mut store, &opts, &flags, "housekeeping")?;
         recovered += o.recovered;

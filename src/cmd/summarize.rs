@@ -59,7 +59,7 @@ fn once(ctx: &Ctx, args: &SummarizeArgs, flags: &Flags) -> Result<Exit> {
     let mut store = ctx.open_store()?;
     let mut opts = pass_options(ctx, args.session.clone());
     opts.limit = args.limit;
-    opts.deadline = args.max_seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    opts.deadline = deadline(args.max_seconds);
     let outcome = locked_pass(ctx, &mut store, &opts, flags, "summarize")?;
     if ctx.json() {
         print_json(&outcome.report)?;
@@ -70,6 +70,12 @@ fn once(ctx: &Ctx, args: &SummarizeArgs, flags: &Flags) -> Result<Exit> {
 }
 
 /// Options of a pass from the config.
+/// When a pass given `--max-seconds` stops taking new work (clap keeps the
+/// value finite and non-negative).
+pub fn deadline(max_seconds: Option<f64>) -> Option<Instant> {
+    max_seconds.map(|s| Instant::now() + Duration::from_secs_f64(s))
+}
+
 pub fn pass_options(ctx: &Ctx, session: Option<String>) -> PassOptions {
     let mut o = PassOptions::new(crate::runs::owner(), ctx.config.summaries.clone());
     o.session = session;

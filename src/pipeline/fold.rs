@@ -180,17 +180,7 @@ pub fn l3_step(
         let first = &f.head[0];
         decide(model, opts, Scope::Session, f.run.as_ref(), &f.items(), &first.l2_model, first.fold_attempts)
     };
-    let decisions: Vec<Result<Decision, ModelError>> = if folds.len() == 1 {
-        vec![decide_one(&folds[0])]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = folds.iter().map(|f| scope.spawn(move || decide_one(f))).collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(ModelError::BadReply("model call panicked".into()))))
-                .collect()
-        })
-    };
+    let decisions = super::concurrently(&folds, decide_one);
     let mut stop = None;
     let mut done = 0;
     for (fold, decision) in folds.iter().zip(decisions) {

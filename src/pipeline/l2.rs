@@ -35,7 +35,7 @@ pub fn step(
     if items.is_empty() {
         return Ok(Step::Done(0));
     }
-    let results = call_all(model, &items, opts);
+    let results = super::concurrently(&items, |item| summarize_turn(model, item, opts));
     let model_id = model.model_id();
     let mut stop = None;
     let mut done = 0;
@@ -73,19 +73,6 @@ fn request(item: &L2Item, opts: &PassOptions) -> Request {
         max_tokens: opts.summaries.max_tokens.min(200),
         stop: vec![],
     }
-}
-
-fn call_all(model: &dyn MemoryModel, items: &[L2Item], opts: &PassOptions) -> Vec<Result<Reply, ModelError>> {
-    if items.len() == 1 {
-        return vec![summarize_turn(model, &items[0], opts)];
-    }
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items.iter().map(|item| s.spawn(move || summarize_turn(model, item, opts))).collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(ModelError::BadReply("model call panicked".into()))))
-            .collect()
-    })
 }
 
 /// One L2 call. The merge verdict is no summary of a turn (a model that

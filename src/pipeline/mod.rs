@@ -207,6 +207,26 @@ pub fn run_pass(
     Ok((report, stop))
 }
 
+/// `call` for every item, at the same time when there are several (one
+/// thread each), results in the items' order. A call that panics is a bad
+/// reply for its item.
+pub fn concurrently<T: Sync, R: Send>(
+    items: &[T],
+    call: impl Fn(&T) -> Result<R, ModelError> + Sync,
+) -> Vec<Result<R, ModelError>> {
+    if let [one] = items {
+        return vec![call(one)];
+    }
+    let call = &call;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items.iter().map(|item| s.spawn(move || call(item))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(ModelError::BadReply("model call panicked".into()))))
+            .collect()
+    })
+}
+
 /// What one step did.
 pub enum Step {
     /// No work at this level.

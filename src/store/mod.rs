@@ -33,7 +33,7 @@ impl Drop for Store {
     /// and truncates it, without waiting: if another process is busy with
     /// the database, a later one will do it.
     fn drop(&mut self) {
-        let wal = PathBuf::from(format!("{}-wal", self.path.display()));
+        let wal = sidecar(&self.path, "-wal");
         if std::fs::metadata(&wal).map(|m| m.len() > WAL_TRUNCATE_BYTES).unwrap_or(false) {
             let _ = self.conn.busy_timeout(Duration::ZERO);
             let _ = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
@@ -158,6 +158,13 @@ impl Store {
     }
 }
 
+/// SQLite's file beside the database: `-wal` or `-shm` appended to its name.
+fn sidecar(db: &Path, suffix: &str) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 /// Why the database at `path` cannot be opened for writing, if the file
 /// system says so: SQLite needs to write the file and to create its `-wal`
 /// and `-shm` files beside it (a WAL database whose `-shm` is there can
@@ -165,9 +172,9 @@ impl Store {
 fn unwritable_reason(path: &Path) -> Option<String> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let beside = |ext: &str| PathBuf::from(format!("{}-{ext}", path.display())).exists();
+    let beside = |suffix| sidecar(path, suffix).exists();
     let fix = "remount it read-write, fix its permissions, or copy the database elsewhere";
-    let sidecars = beside("wal") && beside("shm");
+    let sidecars = beside("-wal") && beside("-shm");
     if !sidecars && !writable(dir) {
         return Some(format!(
             "the folder {} cannot be written (a read-only mount or its permissions), and SQLite must create \
