@@ -7,7 +7,7 @@
 
 use ragger::capture::{parse_line, validate};
 use ragger::llm::clean::{clean_reply, is_no_merge};
-use ragger::pipeline::fold::is_topic_shift;
+use ragger::pipeline::verdict::is_topic_shift;
 
 /// Field limit used when fuzzing `validate`.
 pub const MAX_FIELD: usize = 4096;

@@ -144,7 +144,8 @@ const CHECKS: &[(&str, &str)] = &[
         "vector of a missing row",
         "SELECT e.kind || ' ' || e.row_id FROM embeddings e
          WHERE (e.kind = 'l2' AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.id = e.row_id AND t.l2 IS NOT NULL))
-            OR (e.kind = 'summary' AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.id = e.row_id))",
+            OR (e.kind = 'summary' AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.id = e.row_id))
+            OR (e.kind = 'turn' AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.id = e.row_id))",
     ),
 ];
 

@@ -134,6 +134,17 @@ pub struct Summaries {
     pub max_input_chars: usize,
     pub temperature: f32,
     pub max_tokens: u32,
+    /// Which signals split a session into topic segments.
+    pub segmenter: crate::pipeline::segment::Mode,
+    /// Segmenter score above which a new segment starts.
+    pub segment_threshold: f32,
+    /// Weight of lexical novelty (shared words) beside semantic novelty.
+    pub lexical_weight: f32,
+    /// Added to the score after a pause of summary_pause_minutes (less for shorter ones).
+    pub pause_weight: f32,
+    /// Added when the user announces a new topic ("different question");
+    /// two thirds of it subtracted when the user refers back ("it", "that").
+    pub cue_weight: f32,
 }
 
 impl Default for Summaries {
@@ -146,6 +157,11 @@ impl Default for Summaries {
             max_input_chars: 3000,
             temperature: 0.2,
             max_tokens: 500,
+            segmenter: crate::pipeline::segment::Mode::Auto,
+            segment_threshold: 0.9,
+            lexical_weight: 0.3,
+            pause_weight: 0.15,
+            cue_weight: 0.3,
         }
     }
 }

@@ -48,6 +48,8 @@ pub struct TurnView {
     pub user: String,
     pub assistant: String,
     pub l2: Option<String>,
+    /// Who wrote the L2: model | extractive (None while pending).
+    pub l2_origin: Option<String>,
     /// pending | summarized | folded | failed
     pub state: String,
 }
@@ -59,6 +61,16 @@ pub struct SummaryView {
     pub status: String,
     pub episode_range: Option<String>,
     pub content: String,
+    /// Why the segment started: first | topic_shift | rollover | pause |
+    /// model_no_merge | fold_failed (None for rows written before segments
+    /// were explained).
+    pub start_reason: Option<String>,
+    /// The segmenter's score that started it (topic_shift).
+    pub start_score: Option<f64>,
+    /// Identifiers and names of its turns, `; `-separated.
+    pub key_terms: String,
+    /// Who wrote it: model | extractive | copy.
+    pub origin: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -80,7 +92,7 @@ pub fn show(conn: &Connection, external_id: &str) -> Result<Option<SessionView>>
         return Ok(None);
     };
     let mut stmt = conn.prepare(
-        "SELECT id, at, user_text, assistant_text, l2, l2_state, l3_id IS NOT NULL
+        "SELECT id, at, user_text, assistant_text, l2, l2_state, l3_id IS NOT NULL, l2_origin
          FROM turns WHERE session_id = ?1 ORDER BY at, id",
     )?;
     let turns = stmt
@@ -99,13 +111,15 @@ pub fn show(conn: &Connection, external_id: &str) -> Result<Option<SessionView>>
                 user: r.get(2)?,
                 assistant: r.get(3)?,
                 l2: r.get(4)?,
+                l2_origin: r.get(7)?,
                 state: state.to_string(),
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     // The session's L3 rows, then the L4 rows its L3s were folded into.
     let mut stmt = conn.prepare(
-        "SELECT id, level, status, first_turn_id, last_turn_id, first_l3_id, last_l3_id, content FROM summaries
+        "SELECT id, level, status, first_turn_id, last_turn_id, first_l3_id, last_l3_id, content,
+                start_reason, start_score, key_terms, origin FROM summaries
          WHERE (level = 3 AND session_id = ?1)
             OR (level = 4 AND id IN (SELECT l4_id FROM summaries WHERE session_id = ?1 AND l4_id IS NOT NULL))
          ORDER BY level, id",
@@ -121,6 +135,10 @@ pub fn show(conn: &Connection, external_id: &str) -> Result<Option<SessionView>>
                 status: r.get(2)?,
                 episode_range: a.zip(b).map(|(a, b)| format!("{a}-{b}")),
                 content: r.get(7)?,
+                start_reason: r.get(8)?,
+                start_score: r.get(9)?,
+                key_terms: r.get(10)?,
+                origin: r.get(11)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;

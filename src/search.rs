@@ -1,7 +1,10 @@
-//! Hybrid retrieval over turn summaries (L2) and session/project summaries
-//! (L3/L4): FTS5 BM25 candidates and exact cosine over the stored vectors
-//! of the current model, each score rescaled min-max over the union of
-//! candidates and blended with the `[search]` weights.
+//! Hybrid retrieval over turn summaries (L2), session/project summaries
+//! (L3/L4) and the raw turns themselves (L1): FTS5 BM25 candidates and
+//! exact cosine over the stored vectors of the current model, each score
+//! rescaled min-max over the union of candidates and blended with the
+//! `[search]` weights. A raw turn that matches is rolled up to the L3
+//! segment that holds it, shown as that hit's evidence, so an identifier a
+//! summary dropped still leads to its segment and session.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -30,6 +33,7 @@ impl Filters {
             (_, None) => true,
             (Kind::L2, Some(l)) => l == 2,
             (Kind::Summary, Some(l)) => l >= 3,
+            (Kind::Turn, Some(l)) => l == 1 || l == 3,
         }
     }
 }
@@ -50,7 +54,7 @@ pub struct QueryVector<'a> {
 /// One result; the JSON shape is documented (`ragger search --json`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Hit {
-    /// Turn id for level 2, summary id for levels 3 and 4.
+    /// Turn id for levels 1 and 2, summary id for levels 3 and 4.
     pub id: i64,
     pub level: u8,
     /// The session's external id (None for level 4).
@@ -60,10 +64,28 @@ pub struct Hit {
     pub episode_range: Option<String>,
     pub score: f64,
     pub content: String,
-    /// Turn time (level 2) or last update (3, 4), ms.
+    /// Identifiers and names of the summary's turns (levels 3 and 4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_terms: Option<String>,
+    /// The captured turn whose own words matched, when the hit was found
+    /// through it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+    /// Turn time (levels 1, 2) or last update (3, 4), ms.
     #[serde(skip)]
     pub at: i64,
 }
+
+/// A raw turn that a hit was found through.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Evidence {
+    pub turn_id: i64,
+    /// The turn's text (user, then assistant), cut to a few lines.
+    pub text: String,
+}
+
+/// Characters of a turn shown as evidence.
+const EVIDENCE_CHARS: usize = 400;
 
 /// Results and what it took, for `-v`.
 #[derive(Debug, Default)]
@@ -79,6 +101,8 @@ pub struct Outcome {
 enum Kind {
     L2,
     Summary,
+    /// A raw turn (L1).
+    Turn,
 }
 
 type Key = (Kind, i64);
@@ -163,14 +187,63 @@ pub fn search(
         })
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0 .1.cmp(&a.0 .1)));
-    ranked.truncate(limit);
+    // Best first: a raw turn stands for the segment that holds it (when
+    // summaries are wanted), and each result appears once.
+    let mut seen: Vec<Key> = Vec::new();
     for (key, score) in ranked {
-        if let Some(mut hit) = details(conn, key)? {
+        if out.hits.len() >= limit {
+            break;
+        }
+        let (target, evidence) = match key.0 {
+            Kind::Turn => match segment_of(conn, key.1)? {
+                Some(l3) if filters.level != Some(1) => ((Kind::Summary, l3), Some(key.1)),
+                _ => (key, None),
+            },
+            _ => (key, None),
+        };
+        if seen.contains(&target) {
+            if let (Some(turn), Some(hit)) = (evidence, out.hits.iter_mut().find(|h| h.level >= 3 && h.id == target.1))
+            {
+                if hit.evidence.is_none() {
+                    hit.evidence = evidence_of(conn, turn)?;
+                }
+            }
+            continue;
+        }
+        seen.push(target);
+        if let Some(mut hit) = details(conn, target)? {
             hit.score = score;
+            if let Some(turn) = evidence {
+                hit.evidence = evidence_of(conn, turn)?;
+            }
             out.hits.push(hit);
         }
     }
     Ok(out)
+}
+
+/// The L3 segment a turn was folded into.
+fn segment_of(conn: &Connection, turn: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT l3_id FROM turns WHERE id = ?1")?
+        .query_row([turn], |r| r.get::<_, Option<i64>>(0))
+        .optional()?
+        .flatten())
+}
+
+fn evidence_of(conn: &Connection, turn: i64) -> Result<Option<Evidence>> {
+    Ok(conn
+        .prepare_cached("SELECT user_text, assistant_text FROM turns WHERE id = ?1")?
+        .query_row([turn], |r| {
+            let (u, a): (String, String) = (r.get(0)?, r.get(1)?);
+            Ok(Evidence { turn_id: turn, text: turn_excerpt(&u, &a) })
+        })
+        .optional()?)
+}
+
+/// A turn's text as a hit shows it.
+fn turn_excerpt(user: &str, assistant: &str) -> String {
+    crate::pipeline::prompts::cut(&format!("User: {}\nAssistant: {}", user.trim(), assistant.trim()), EVIDENCE_CHARS)
 }
 
 /// Min-max rescaling to [0, 1]; a single value (or all equal) maps to 1.
@@ -229,6 +302,20 @@ fn keyword_candidates(conn: &Connection, q: &str, f: &Filters, k: usize) -> Resu
             out.push(row?);
         }
     }
+    if f.wants(Kind::Turn) {
+        let mut stmt = conn.prepare_cached(
+            "SELECT turns_fts.rowid, bm25(turns_fts) AS rank
+             FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid JOIN sessions s ON s.id = t.session_id
+             WHERE turns_fts MATCH ?1
+               AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR s.project = ?3)
+               AND (?4 IS NULL OR t.at >= ?4) AND (?6 IS NULL OR ?6 IN (1, 3))
+             ORDER BY rank LIMIT ?5",
+        )?;
+        let rows = stmt.query_map(args, |r| Ok(((Kind::Turn, r.get(0)?), r.get(1)?)))?;
+        for row in rows {
+            out.push(row?);
+        }
+    }
     Ok(out)
 }
 
@@ -242,12 +329,12 @@ fn vector_candidates(
 ) -> Result<(Vec<(Key, f64)>, usize)> {
     let mut scored: Vec<(Key, f32)> = Vec::new();
     let mut scanned = 0;
-    for kind in [Kind::L2, Kind::Summary] {
+    for kind in [Kind::L2, Kind::Summary, Kind::Turn] {
         if !f.wants(kind) {
             continue;
         }
         // Without filters, a plain range scan of the table; joins only when needed.
-        let join = f.any() || (kind == Kind::Summary && f.level.is_some());
+        let join = f.any() || (kind != Kind::L2 && f.level.is_some());
         let sql = match (kind, join) {
             (Kind::L2, false) => {
                 "SELECT row_id, vector FROM embeddings WHERE kind = 'l2' AND model = ?1
@@ -270,6 +357,17 @@ fn vector_candidates(
                  WHERE e.kind = 'summary' AND e.model = ?1
                    AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR coalesce(m.project, s.project) = ?3)
                    AND (?4 IS NULL OR m.updated_at >= ?4) AND (?5 IS NULL OR m.level = ?5)"
+            }
+            (Kind::Turn, false) => {
+                "SELECT row_id, vector FROM embeddings WHERE kind = 'turn' AND model = ?1
+                   AND ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL"
+            }
+            (Kind::Turn, true) => {
+                "SELECT e.row_id, e.vector FROM embeddings e
+                   JOIN turns t ON t.id = e.row_id JOIN sessions s ON s.id = t.session_id
+                 WHERE e.kind = 'turn' AND e.model = ?1
+                   AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR s.project = ?3)
+                   AND (?4 IS NULL OR t.at >= ?4) AND (?5 IS NULL OR ?5 IN (1, 3))"
             }
         };
         let mut stmt = conn.prepare_cached(sql)?;
@@ -316,6 +414,7 @@ fn kind_name(kind: Kind) -> &'static str {
     match kind {
         Kind::L2 => "l2",
         Kind::Summary => "summary",
+        Kind::Turn => "turn",
     }
 }
 
@@ -344,6 +443,30 @@ fn details(conn: &Connection, key: Key) -> Result<Option<Hit>> {
                     project: r.get(4)?,
                     episode_range: Some(format!("{id}-{id}")),
                     score: 0.0,
+                    key_terms: None,
+                    evidence: None,
+                })
+            })
+            .optional()?,
+        Kind::Turn => conn
+            .prepare_cached(
+                "SELECT t.id, t.user_text, t.assistant_text, t.at, s.external_id, s.project
+                 FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1",
+            )?
+            .query_row([key.1], |r| {
+                let id: i64 = r.get(0)?;
+                let (u, a): (String, String) = (r.get(1)?, r.get(2)?);
+                Ok(Hit {
+                    id,
+                    level: 1,
+                    content: turn_excerpt(&u, &a),
+                    at: r.get(3)?,
+                    session: r.get(4)?,
+                    project: r.get(5)?,
+                    episode_range: Some(format!("{id}-{id}")),
+                    score: 0.0,
+                    key_terms: None,
+                    evidence: None,
                 })
             })
             .optional()?,
@@ -351,7 +474,7 @@ fn details(conn: &Connection, key: Key) -> Result<Option<Hit>> {
             .prepare_cached(
                 "SELECT m.id, m.level, m.content, m.updated_at, s.external_id, coalesce(m.project, s.project),
                         CASE m.level WHEN 3 THEN m.first_turn_id ELSE m.first_l3_id END,
-                        CASE m.level WHEN 3 THEN m.last_turn_id ELSE m.last_l3_id END
+                        CASE m.level WHEN 3 THEN m.last_turn_id ELSE m.last_l3_id END, m.key_terms
                  FROM summaries m LEFT JOIN sessions s ON s.id = m.session_id WHERE m.id = ?1",
             )?
             .query_row([key.1], |r| {
@@ -366,6 +489,8 @@ fn details(conn: &Connection, key: Key) -> Result<Option<Hit>> {
                     project: r.get(5)?,
                     episode_range: first.map(|f| format!("{f}-{}", last.unwrap_or(f))),
                     score: 0.0,
+                    key_terms: r.get::<_, String>(8).ok().filter(|k| !k.is_empty()),
+                    evidence: None,
                 })
             })
             .optional()?,

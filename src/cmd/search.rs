@@ -112,6 +112,17 @@ fn render(hits: &[Hit]) -> String {
             out.push_str(line);
             out.push('\n');
         }
+        if let Some(terms) = &h.key_terms {
+            out.push_str(&format!("    key terms: {terms}\n"));
+        }
+        if let Some(e) = &h.evidence {
+            out.push_str(&format!("    found in turn {}:\n", e.turn_id));
+            for line in e.text.lines() {
+                out.push_str("      ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
     }
     out
 }
@@ -131,6 +142,8 @@ mod tests {
             score: 0.5,
             content: "line one\nline two".into(),
             at: 0,
+            key_terms: None,
+            evidence: None,
         };
         let text = render(&[hit(1, "long-session", "1-9"), hit(2, "s", "10-120")]);
         assert_eq!(

@@ -26,7 +26,8 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
         writeln!(out, "  user:      {}", one_line(&t.user, 160))?;
         writeln!(out, "  assistant: {}", one_line(&t.assistant, 160))?;
         if let Some(l2) = &t.l2 {
-            writeln!(out, "  L2:        {l2}")?;
+            let mark = if t.l2_origin.as_deref() == Some("extractive") { " [extractive]" } else { "" };
+            writeln!(out, "  L2:        {l2}{mark}")?;
         }
     }
     if !view.summaries.is_empty() {
@@ -35,8 +36,19 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
     for s in &view.summaries {
         let range = s.episode_range.as_deref().unwrap_or("-");
         let of = if s.level == 3 { "turns" } else { "L3 rows" };
-        writeln!(out, "L{} summary {}  [{}]  {of} {range}", s.level, s.id, s.status)?;
+        let mut why = match (s.start_reason.as_deref(), s.start_score) {
+            (Some(r), Some(score)) => format!("  started: {r} ({score:.2})"),
+            (Some(r), None) => format!("  started: {r}"),
+            _ => String::new(),
+        };
+        if s.origin == "extractive" {
+            why.push_str("  [extractive]");
+        }
+        writeln!(out, "L{} summary {}  [{}]  {of} {range}{why}", s.level, s.id, s.status)?;
         writeln!(out, "  {}", s.content)?;
+        if !s.key_terms.is_empty() {
+            writeln!(out, "  key terms: {}", s.key_terms)?;
+        }
     }
     Ok(Exit::Ok)
 }

@@ -82,6 +82,15 @@ pub fn pass_options(ctx: &Ctx, session: Option<String>) -> PassOptions {
     o.max_attempts = ctx.config.memory_model.max_attempts;
     o.parallel = ctx.config.memory_model.parallel;
     o.pause_ms = ctx.config.housekeeping.summary_pause_minutes as i64 * 60_000;
+    o.segment.pause_ms = o.pause_ms;
+    o.segment.model_votes = match o.segment.mode {
+        pipeline::segment::Mode::Model => true,
+        // A server-sized model judges topics well enough to be a vote;
+        // the small in-process default does not.
+        pipeline::segment::Mode::Auto => ctx.config.memory_model.backend != crate::config::Backend::Local,
+        pipeline::segment::Mode::Embedding | pipeline::segment::Mode::Off => false,
+    };
+    o.log_segments = ctx.verbose() > 0;
     o
 }
 
@@ -129,6 +138,14 @@ pub fn locked_pass(ctx: &Ctx, store: &mut Store, opts: &PassOptions, flags: &Fla
     let paths = ctx.paths.clone();
     let verbose = ctx.verbose();
     let mut slot = ModelSlot::new(move || crate::llm::factory::from_config(&config, &paths, verbose));
+    if ctx.config.embedder.enabled && opts.segment.uses_signals() {
+        let embed_opts = ctx.embed_options();
+        slot.vectors = pipeline::vectors::TurnVectors::new(move || {
+            crate::embed::Embedder::load(&embed_opts)
+                .map(|e| Box::new(e) as Box<dyn pipeline::vectors::Embed>)
+                .map_err(|e| e.to_string())
+        });
+    }
     let bar = progress_bar(ctx, store, opts)?;
     let mut tick = |_| {
         if let Some(b) = &bar {
@@ -186,8 +203,8 @@ fn progress_bar(ctx: &Ctx, store: &Store, opts: &PassOptions) -> Result<Option<i
 
 fn one_line(r: &Report) -> String {
     format!(
-        "{} L2, {} L3 folds ({} topic shifts), {} L4 folds, {} failed, {} remaining, {} embedded in {:.1} s",
-        r.l2, r.l3_folds, r.topic_shifts, r.l4_folds, r.failed, r.remaining, r.embedded, r.seconds
+        "{} L2, {} L3 folds ({} topic shifts), {} L4 folds, {} extractive, {} failed, {} remaining, {} embedded in {:.1} s",
+        r.l2, r.l3_folds, r.topic_shifts, r.l4_folds, r.extractive, r.failed, r.remaining, r.embedded, r.seconds
     )
 }
 

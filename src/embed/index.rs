@@ -21,6 +21,9 @@ const PAGE_BATCHES: usize = 8;
 enum Kind {
     L2,
     Summary,
+    /// A turn's own text (user + assistant): the segmenter's signal and
+    /// search's way to every turn.
+    Turn,
 }
 
 impl Kind {
@@ -28,6 +31,7 @@ impl Kind {
         match self {
             Kind::L2 => "l2",
             Kind::Summary => "summary",
+            Kind::Turn => "turn",
         }
     }
 
@@ -47,6 +51,11 @@ impl Kind {
                  WHERE ((t.vec_version IS NOT t.version) OR (?1 IS NOT NULL AND EXISTS (SELECT 1 FROM embeddings e
                         WHERE e.kind = 'summary' AND e.row_id = t.id AND e.model <> ?1)))"
             }
+            Kind::Turn => {
+                "FROM turns t
+                 WHERE ((t.t_vec = 0) OR (?1 IS NOT NULL AND EXISTS (SELECT 1 FROM embeddings e
+                        WHERE e.kind = 'turn' AND e.row_id = t.id AND e.model <> ?1)))"
+            }
         }
     }
 
@@ -55,6 +64,7 @@ impl Kind {
         match self {
             Kind::L2 => "FROM turns t WHERE t.l2_state = 'done' AND t.l2_vec = 0",
             Kind::Summary => "FROM summaries t WHERE t.vec_version IS NOT t.version",
+            Kind::Turn => "FROM turns t WHERE t.t_vec = 0",
         }
     }
 
@@ -62,11 +72,13 @@ impl Kind {
         match self {
             Kind::L2 => "t.id, 1, t.l2",
             Kind::Summary => "t.id, t.version, t.content",
+            // The same text as `pipeline::segment::turn_text`.
+            Kind::Turn => "t.id, 1, t.user_text || char(10) || t.assistant_text",
         }
     }
 }
 
-const KINDS: [Kind; 2] = [Kind::L2, Kind::Summary];
+const KINDS: [Kind; 3] = [Kind::L2, Kind::Summary, Kind::Turn];
 
 /// Rows with text but no vector, or a vector of an older summary version;
 /// with `model_id`, also rows whose vector came from another model.
@@ -81,7 +93,7 @@ pub fn count_unembedded(conn: &Connection, model_id: Option<&str>) -> rusqlite::
         // vector is never missing; a summary may be stale and foreign).
         total += conn.query_row(
             "SELECT count(*) FROM embeddings e WHERE (e.model < ?1 OR e.model > ?1)
-               AND (e.kind = 'l2' OR EXISTS (SELECT 1 FROM summaries s
+               AND (e.kind IN ('l2', 'turn') OR EXISTS (SELECT 1 FROM summaries s
                     WHERE s.id = e.row_id AND s.vec_version IS s.version))",
             [model],
             |r| r.get::<_, i64>(0),
@@ -191,6 +203,7 @@ fn write_batch(store: &mut Store, kind: Kind, rows: &[Row], vectors: &[Vec<f32>]
         let check = match kind {
             Kind::L2 => "SELECT 1 FROM turns WHERE id = ?1 AND l2_state = 'done'",
             Kind::Summary => "SELECT version FROM summaries WHERE id = ?1",
+            Kind::Turn => "SELECT 1 FROM turns WHERE id = ?1",
         };
         let mut check = tx.prepare_cached(check)?;
         let mut insert = tx.prepare_cached(
@@ -230,6 +243,9 @@ mod tests {
                      VALUES (1, 3, 1, 'running', 'A session.', 3, 2, 'm', 1, 0, 0);",
             )
             .unwrap();
+        // Both turns' own texts already have vectors of model "a".
+        add(&store, "turn", 1, 1, "a");
+        add(&store, "turn", 2, 1, "a");
         store
     }
 
@@ -254,7 +270,20 @@ mod tests {
         add(&store, "summary", 1, 2, "a");
         assert_eq!(count_unembedded(&store.conn, None).unwrap(), 0);
         assert_eq!(count_unembedded(&store.conn, Some("a")).unwrap(), 0);
-        assert_eq!(count_unembedded(&store.conn, Some("b")).unwrap(), 2);
+        assert_eq!(count_unembedded(&store.conn, Some("b")).unwrap(), 4, "two summaries' and two turns' vectors");
+    }
+
+    #[test]
+    fn a_turn_without_its_own_vector_is_unembedded() {
+        let store = fixture();
+        add(&store, "l2", 1, 1, "a");
+        add(&store, "summary", 1, 2, "a");
+        assert_eq!(count_unembedded(&store.conn, None).unwrap(), 0);
+        store.conn.execute("DELETE FROM embeddings WHERE kind = 'turn' AND row_id = 2", []).unwrap();
+        assert_eq!(count_unembedded(&store.conn, None).unwrap(), 1);
+        let rows = read_page(&store.conn, Kind::Turn, 0, 10, None).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].id, rows[0].text.as_str()), (2, "u\na"), "the segmenter's text: user, newline, assistant");
     }
 
     #[test]

@@ -4,9 +4,9 @@
 use anyhow::Result;
 use rusqlite::params;
 
-use super::fold::is_topic_shift;
-use super::prompts;
 use super::queue::{self, L2Item, Skip, Table};
+use super::verdict::is_topic_shift;
+use super::{grounding, prompts};
 use super::{ModelSlot, PassOptions, Report, Step};
 use crate::llm::{complete, MemoryModel, ModelError, Reply, Request};
 use crate::store::{estimate_tokens, now_ms, Store};
@@ -41,10 +41,12 @@ pub fn step(
     let mut done = 0;
     for (item, result) in items.iter().zip(results) {
         match result {
-            Ok(mut reply) => {
-                reply.text = super::tidy::tidy(&reply.text, Some(2));
-                if commit(store, item.id, &reply, &opts.owner, &model_id)? {
+            Ok((reply, origin)) => {
+                if commit(store, item.id, &reply, origin, &opts.owner, &model_id)? {
                     report.l2 += 1;
+                    if origin == "extractive" {
+                        report.extractive += 1;
+                    }
                 }
                 done += 1;
             }
@@ -66,36 +68,58 @@ pub fn step(
     })
 }
 
-fn request(item: &L2Item, opts: &PassOptions) -> Request {
+fn request(item: &L2Item, opts: &PassOptions, temperature: f32) -> Request {
     Request {
         messages: prompts::turn_summary(&item.user, &item.assistant, opts.summaries.max_input_chars),
-        temperature: opts.summaries.temperature,
+        temperature,
         max_tokens: opts.summaries.max_tokens.min(200),
         stop: vec![],
     }
 }
 
-/// One L2 call. The merge verdict is no summary of a turn (a model that
-/// obeyed "reply NO_MERGE" written inside the turn): a bad reply.
-fn summarize_turn(model: &dyn MemoryModel, item: &L2Item, opts: &PassOptions) -> Result<Reply, ModelError> {
-    let reply = complete(model, &request(item, opts))?;
-    if is_topic_shift(&reply.text) {
-        return Err(ModelError::BadReply(format!(
-            "the reply is the NO_MERGE verdict, not a summary: {:?}",
-            reply.text
-        )));
+/// One L2: the model's sentence when it passes the grounding check against
+/// the turn (asked twice, the second time warmer), else an extractive
+/// sentence built from the turn itself. The merge verdict is no summary of
+/// a turn (a model that obeyed "reply NO_MERGE" written inside the turn).
+fn summarize_turn(
+    model: &dyn MemoryModel,
+    item: &L2Item,
+    opts: &PassOptions,
+) -> Result<(Reply, &'static str), ModelError> {
+    let turn = format!("{}\n{}", item.user, item.assistant);
+    let examples = prompts::example_texts();
+    let t = opts.summaries.temperature;
+    let mut last = None;
+    for temperature in [t, (t + 0.5).min(1.5)] {
+        let mut reply = complete(model, &request(item, opts, temperature))?;
+        reply.text = super::tidy::tidy(&reply.text, Some(2));
+        let bad = if is_topic_shift(&reply.text) {
+            Some("the reply is the NO_MERGE verdict, not a summary".to_string())
+        } else {
+            grounding::check(&reply.text, &[&turn], &examples)
+        };
+        if bad.is_none() {
+            return Ok((reply, "model"));
+        }
+        last = Some(reply);
     }
-    Ok(reply)
+    let text = grounding::extractive_turn(&item.user, &item.assistant);
+    if text.is_empty() {
+        return Err(ModelError::BadReply("the turn has no text to summarise".into()));
+    }
+    let usage = last.map(|r| r.usage).unwrap_or_default();
+    Ok((Reply { text, usage }, "extractive"))
 }
 
 /// Compare-and-set: only a turn still pending and claimed by us takes the L2.
-fn commit(store: &mut Store, id: i64, reply: &Reply, owner: &str, model_id: &str) -> Result<bool> {
+fn commit(store: &mut Store, id: i64, reply: &Reply, origin: &str, owner: &str, model_id: &str) -> Result<bool> {
+    let version = if origin == "extractive" { prompts::EXTRACTIVE_VERSION } else { prompts::L2_VERSION };
     let tx = store.write()?;
     let n = tx.execute(
         "UPDATE turns SET l2 = ?1, l2_state = 'done', l2_tokens = ?2, l2_model = ?3, l2_prompt_version = ?4,
-                l2_at = ?5, last_error = NULL, lease_owner = NULL, lease_expires = NULL
+                l2_at = ?5, last_error = NULL, lease_owner = NULL, lease_expires = NULL, l2_origin = ?8
          WHERE id = ?6 AND l2_state = 'pending' AND lease_owner = ?7",
-        params![reply.text, estimate_tokens(&reply.text), model_id, prompts::L2_VERSION, now_ms(), id, owner],
+        params![reply.text, estimate_tokens(&reply.text), model_id, version, now_ms(), id, owner, origin],
     )?;
     tx.commit()?;
     Ok(n == 1)

@@ -4,10 +4,14 @@
 //! compare-and-set in one short transaction, never across a model call.
 
 pub mod fold;
+pub mod grounding;
 pub mod l2;
 pub mod prompts;
 pub mod queue;
+pub mod segment;
 pub mod tidy;
+pub mod vectors;
+pub mod verdict;
 
 use std::time::{Duration, Instant};
 
@@ -47,6 +51,10 @@ pub struct PassOptions {
     pub parallel: usize,
     /// Sessions idle this long are folded regardless of the threshold gate.
     pub pause_ms: i64,
+    /// The topic segmenter's settings.
+    pub segment: segment::Settings,
+    /// Log each boundary decision with its scores on stderr (`-v`).
+    pub log_segments: bool,
 }
 
 impl PassOptions {
@@ -56,10 +64,20 @@ impl PassOptions {
             limit: None,
             session: None,
             deadline: None,
-            summaries,
             max_attempts: 3,
             parallel: 1,
             pause_ms: 20 * 60_000,
+            segment: segment::Settings {
+                mode: summaries.segmenter,
+                threshold: summaries.segment_threshold,
+                lexical_weight: summaries.lexical_weight,
+                pause_weight: summaries.pause_weight,
+                pause_ms: 20 * 60_000,
+                cue_weight: summaries.cue_weight,
+                model_votes: summaries.segmenter == segment::Mode::Model,
+            },
+            log_segments: false,
+            summaries,
         }
     }
     fn threshold(&self) -> bool {
@@ -75,6 +93,9 @@ pub struct Report {
     pub l4_folds: u64,
     /// Items that failed in this pass (bad replies; each counted an attempt).
     pub failed: u64,
+    /// Rows written without the model after its replies failed the
+    /// grounding check (stored, marked `extractive`).
+    pub extractive: u64,
     /// Work left when the pass stopped.
     pub remaining: u64,
     pub seconds: f64,
@@ -101,11 +122,14 @@ pub struct ModelSlot<'a> {
     model: Option<Box<dyn MemoryModel>>,
     /// How many times a model was created (0 when the run had no work).
     pub loads: u32,
+    /// The embedder for the segmenter's turn vectors (none: no embedding
+    /// signals).
+    pub vectors: vectors::TurnVectors<'a>,
 }
 
 impl<'a> ModelSlot<'a> {
     pub fn new(make: impl FnMut() -> Result<Box<dyn MemoryModel>, ModelError> + 'a) -> Self {
-        ModelSlot { make: Box::new(make), model: None, loads: 0 }
+        ModelSlot { make: Box::new(make), model: None, loads: 0, vectors: vectors::TurnVectors::none() }
     }
     pub fn get(&mut self) -> Result<&dyn MemoryModel, ModelError> {
         if self.model.is_none() {

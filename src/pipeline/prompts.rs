@@ -4,15 +4,35 @@
 
 use crate::llm::Message;
 
-pub const L2_VERSION: i64 = 2;
-pub const FRESH_VERSION: i64 = 1;
-pub const MERGE_VERSION: i64 = 1;
+pub const L2_VERSION: i64 = 3;
+pub const FRESH_VERSION: i64 = 2;
+pub const MERGE_VERSION: i64 = 2;
+/// Rows written without the model after its replies failed the grounding
+/// check (see `grounding`): the sources, extracted.
+pub const EXTRACTIVE_VERSION: i64 = -1;
 /// Rows copied from their input without a model call (the first L3 of a
 /// segment made from one L2, the first L4 made from one L3).
 pub const COPY_VERSION: i64 = 0;
 
 const L2_SYSTEM: &str = "You write one-sentence summaries of conversation turns for a memory log: \
-third person, in your own words, what the user asked and what the assistant answered.";
+third person, what the user asked and what the assistant answered. \
+Keep every name, number, command, path and flag exactly as written; add nothing that was not said.";
+
+const KEEP: &str = "Keep every name, number, command, path and flag exactly as written; add nothing that was not said.";
+
+/// A worked example of a merge, as an earlier exchange of the chat.
+const MERGE_EXAMPLE: (&str, &str, &str) = (
+    "The user asked how to list the files in a folder with Python; the assistant suggested os.listdir or pathlib's iterdir.",
+    "- The user asked how to skip hidden files; the assistant suggested filtering names that start with a dot.",
+    "The user asked how to list the files in a folder with Python; the assistant suggested os.listdir or pathlib's iterdir, and filtering names that start with a dot to skip hidden files.",
+);
+
+/// The texts of every worked example: a reply that copies them is bad.
+pub fn example_texts() -> Vec<&'static str> {
+    let mut out: Vec<&str> = L2_EXAMPLES.iter().flat_map(|(u, a, s)| [*u, *a, *s]).collect();
+    out.extend([MERGE_EXAMPLE.0, MERGE_EXAMPLE.1, MERGE_EXAMPLE.2]);
+    out
+}
 
 /// Worked examples, as earlier turns of the chat: small models copy the
 /// form of an example far more reliably than they follow instructions
@@ -74,32 +94,44 @@ impl Scope {
 /// A fresh summary of several items (no running summary yet).
 pub fn fresh(scope: Scope, items: &[&str], max_chars: usize) -> Vec<Message> {
     vec![
-        Message::system(format!("You keep a short running summary of a {}.", scope.noun())),
+        Message::system(format!("You keep a short running summary of a {}. {KEEP}", scope.noun())),
         Message::user(format!(
-            "Write a summary of these {} in 3 to 5 sentences, in the third person, \
-in your own words. Reply with the summary only.\n\n{}\n\nSummary:",
+            "Write a summary of these {} in 3 to 5 sentences, in the third person. \
+Reply with the summary only.\n\n{}\n\nSummary:",
             scope.items(),
             cut(&bullets(items), max_chars)
         )),
     ]
 }
 
-/// Fold new items into the running summary, or answer NO_MERGE on a topic shift.
-pub fn merge(scope: Scope, running: &str, items: &[&str], max_chars: usize) -> Vec<Message> {
+/// Fold new items into the running summary. With `ask_verdict` (a model
+/// that is trusted to judge topics) it may answer NO_MERGE on a topic
+/// shift; otherwise ragger's segmenter has already decided that the items
+/// continue the running summary, and the model is not asked.
+pub fn merge(scope: Scope, running: &str, items: &[&str], max_chars: usize, ask_verdict: bool) -> Vec<Message> {
     let budget_running = max_chars / 2;
     let new = cut(&bullets(items), max_chars - budget_running.min(running.len()));
-    vec![
-        Message::system(format!("You keep a short running summary of a {}.", scope.noun())),
-        Message::user(format!(
-            "Running summary:\n{}\n\n{}:\n{}\n\n\
-If the {} continue the same topic, reply with the updated summary: 3 to 5 sentences, \
-in the third person, in your own words, covering both. \
-If they are about a different topic, reply with exactly NO_MERGE and nothing else.",
-            cut(running, budget_running),
+    let ask = |running: &str, new: &str| {
+        let mut text = format!(
+            "Running summary:\n{running}\n\n{}:\n{new}\n\n\
+Reply with the updated summary: 3 to 5 sentences, in the third person, covering both.",
             capitalize(scope.items()),
-            new,
-            scope.items()
-        )),
+        );
+        if ask_verdict {
+            text.push_str(&format!(
+                " If the {} are about a different topic, reply with exactly {} and nothing else.",
+                scope.items(),
+                crate::pipeline::verdict::TOKEN
+            ));
+        }
+        text
+    };
+    let (ex_running, ex_new, ex_summary) = MERGE_EXAMPLE;
+    vec![
+        Message::system(format!("You keep a short running summary of a {}. {KEEP}", scope.noun())),
+        Message::user(ask(ex_running, ex_new)),
+        Message::assistant(ex_summary),
+        Message::user(ask(&cut(running, budget_running), &new)),
     ]
 }
 
@@ -165,9 +197,11 @@ mod tests {
 
     #[test]
     fn merge_prompt_names_the_verdict_and_both_parts() {
-        let m = merge(Scope::Session, "They discussed Rust.", &["The user asked about lifetimes."], 3000);
-        let text = &m[1].content;
+        let m = merge(Scope::Session, "They discussed Rust.", &["The user asked about lifetimes."], 3000, true);
+        let text = &m.last().unwrap().content;
         assert!(text.contains("NO_MERGE"));
+        let quiet = merge(Scope::Session, "They discussed Rust.", &["The user asked about lifetimes."], 3000, false);
+        assert!(!quiet.iter().any(|m| m.content.contains("NO_MERGE")), "not asked of an untrusted model");
         assert!(text.contains("They discussed Rust."));
         assert!(text.contains("- The user asked about lifetimes."));
     }

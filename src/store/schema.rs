@@ -175,4 +175,89 @@ CREATE TABLE runs (
     counts     TEXT                                   -- JSON
 );
 "#,
+    // 2: topic segments and faithful memory. Turn vectors (kind 'turn',
+    // the segmenter's signal, computed once per turn), why each L3 started
+    // and the score that decided it, deterministic key terms per summary,
+    // which path wrote a row (model or extractive), and keyword search over
+    // the raw turns and the key terms.
+    r#"
+ALTER TABLE turns ADD COLUMN t_vec INTEGER NOT NULL DEFAULT 0;   -- 1 once the turn's own text has a vector
+ALTER TABLE turns ADD COLUMN l2_origin TEXT;                     -- model | extractive (NULL while pending)
+ALTER TABLE summaries ADD COLUMN start_reason TEXT;              -- L3: first | topic_shift | rollover | pause | model_no_merge
+ALTER TABLE summaries ADD COLUMN start_score REAL;               -- L3: the segmenter's score at the start
+ALTER TABLE summaries ADD COLUMN key_terms TEXT NOT NULL DEFAULT '';
+ALTER TABLE summaries ADD COLUMN origin TEXT NOT NULL DEFAULT 'model';  -- model | extractive | copy
+
+CREATE TABLE embeddings_v2 (
+    kind       TEXT NOT NULL CHECK (kind IN ('l2', 'summary', 'turn')),
+    row_id     INTEGER NOT NULL,
+    version    INTEGER NOT NULL,
+    model      TEXT NOT NULL,
+    dim        INTEGER NOT NULL,
+    vector     BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (kind, row_id)
+);
+INSERT INTO embeddings_v2 SELECT kind, row_id, version, model, dim, vector, created_at FROM embeddings;
+DROP TABLE embeddings;
+ALTER TABLE embeddings_v2 RENAME TO embeddings;
+CREATE INDEX embeddings_model ON embeddings(model, kind);
+CREATE INDEX turns_untexted ON turns(id) WHERE t_vec = 0;
+CREATE TRIGGER embeddings_mark_ins AFTER INSERT ON embeddings
+BEGIN
+    UPDATE turns SET l2_vec = 1 WHERE new.kind = 'l2' AND id = new.row_id;
+    UPDATE turns SET t_vec = 1 WHERE new.kind = 'turn' AND id = new.row_id;
+    UPDATE summaries SET vec_version = new.version WHERE new.kind = 'summary' AND id = new.row_id;
+END;
+CREATE TRIGGER embeddings_mark_upd AFTER UPDATE ON embeddings
+BEGIN
+    UPDATE turns SET l2_vec = 1 WHERE new.kind = 'l2' AND id = new.row_id;
+    UPDATE turns SET t_vec = 1 WHERE new.kind = 'turn' AND id = new.row_id;
+    UPDATE summaries SET vec_version = new.version WHERE new.kind = 'summary' AND id = new.row_id;
+END;
+CREATE TRIGGER embeddings_unmark_del AFTER DELETE ON embeddings
+BEGIN
+    UPDATE turns SET l2_vec = 0 WHERE old.kind = 'l2' AND id = old.row_id;
+    UPDATE turns SET t_vec = 0 WHERE old.kind = 'turn' AND id = old.row_id;
+    UPDATE summaries SET vec_version = NULL WHERE old.kind = 'summary' AND id = old.row_id;
+END;
+
+-- Every turn findable by its own words (an identifier a summary dropped).
+CREATE VIRTUAL TABLE turns_fts USING fts5(user_text, assistant_text, content='turns', content_rowid='id');
+INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');
+CREATE TRIGGER turns_fts_ins AFTER INSERT ON turns
+BEGIN
+    INSERT INTO turns_fts(rowid, user_text, assistant_text) VALUES (new.id, new.user_text, new.assistant_text);
+END;
+CREATE TRIGGER turns_fts_upd AFTER UPDATE OF user_text, assistant_text ON turns
+BEGIN
+    INSERT INTO turns_fts(turns_fts, rowid, user_text, assistant_text) VALUES ('delete', old.id, old.user_text, old.assistant_text);
+    INSERT INTO turns_fts(rowid, user_text, assistant_text) VALUES (new.id, new.user_text, new.assistant_text);
+END;
+CREATE TRIGGER turns_fts_del AFTER DELETE ON turns
+BEGIN
+    INSERT INTO turns_fts(turns_fts, rowid, user_text, assistant_text) VALUES ('delete', old.id, old.user_text, old.assistant_text);
+END;
+
+-- Summaries searchable by their key terms too.
+DROP TRIGGER summaries_fts_ins;
+DROP TRIGGER summaries_fts_upd;
+DROP TRIGGER summaries_fts_del;
+DROP TABLE summaries_fts;
+CREATE VIRTUAL TABLE summaries_fts USING fts5(content, key_terms, content='summaries', content_rowid='id');
+INSERT INTO summaries_fts(summaries_fts) VALUES ('rebuild');
+CREATE TRIGGER summaries_fts_ins AFTER INSERT ON summaries
+BEGIN
+    INSERT INTO summaries_fts(rowid, content, key_terms) VALUES (new.id, new.content, new.key_terms);
+END;
+CREATE TRIGGER summaries_fts_upd AFTER UPDATE OF content, key_terms ON summaries
+BEGIN
+    INSERT INTO summaries_fts(summaries_fts, rowid, content, key_terms) VALUES ('delete', old.id, old.content, old.key_terms);
+    INSERT INTO summaries_fts(rowid, content, key_terms) VALUES (new.id, new.content, new.key_terms);
+END;
+CREATE TRIGGER summaries_fts_del AFTER DELETE ON summaries
+BEGIN
+    INSERT INTO summaries_fts(summaries_fts, rowid, content, key_terms) VALUES ('delete', old.id, old.content, old.key_terms);
+END;
+"#,
 ];

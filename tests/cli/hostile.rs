@@ -313,24 +313,23 @@ fn prompt_injection_inside_a_turn_is_stored_verbatim_and_corrupts_nothing() {
         .query_row("SELECT user_text, assistant_text FROM turns WHERE id = 2", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert_eq!(stored, (injection.to_string(), "Sure: NO_MERGE".to_string()), "stored verbatim");
-    // The verdict token is never stored as a summary: the turn whose
-    // model obeyed the injection is a failed item that status reports.
-    let verdicts: i64 = conn
-        .query_row(
-            "SELECT (SELECT count(*) FROM turns WHERE upper(l2) LIKE '%NO_MERGE%')
-                  + (SELECT count(*) FROM summaries WHERE upper(content) LIKE '%NO_MERGE%')",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(verdicts, 0, "NO_MERGE stored as a summary");
+    // The verdict token is never stored as a summary: the model that
+    // obeyed the injection failed the check on that turn, whose L2 is then
+    // written from the turn's own words (quoting the injection is faithful).
+    let mut stmt = conn.prepare("SELECT l2 FROM turns UNION ALL SELECT content FROM summaries").unwrap();
+    let texts: Vec<Option<String>> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    for text in texts.iter().flatten() {
+        assert!(!ragger::pipeline::verdict::is_topic_shift(text), "a verdict stored as a summary: {text:?}");
+    }
+    let origin: String = conn.query_row("SELECT l2_origin FROM turns WHERE id = 2", [], |r| r.get(0)).unwrap();
+    assert_eq!(origin, "extractive");
     let st = env.status();
-    assert_eq!(st["failed"], 1, "{st}");
+    assert_eq!(st["failed"], 0, "{st}");
     assert_eq!(st["pending_l2"], 0);
     assert_eq!(st["pending_l3"], 0);
-    // The other turns are summarised and folded into one segment.
+    // Every turn is summarised and folded.
     let folded: i64 = conn.query_row("SELECT count(*) FROM turns WHERE l3_id IS NOT NULL", [], |r| r.get(0)).unwrap();
-    assert_eq!(folded, 2);
+    assert_eq!(folded, 3);
 }
 
 #[test]

@@ -22,7 +22,9 @@ fn topic_reply(r: &Recorded) -> Action {
             t.first().map(String::as_str).unwrap_or("none")
         ));
     }
-    if let Some(rest) = prompt.split("Running summary:").nth(1) {
+    if let Some(rest) =
+        prompt.contains("Running summary:").then(|| prompt.rsplit("Running summary:").next().unwrap_or(""))
+    {
         let (running, new) = rest.split_once("\n\nNew ").unwrap_or((rest, ""));
         let have = topics(running);
         let incoming = topics(new);
