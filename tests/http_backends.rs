@@ -159,6 +159,54 @@ fn a_hanging_server_times_out_as_unavailable_without_retrying() {
 }
 
 #[test]
+fn a_server_that_hangs_on_a_pooled_connection_times_out() {
+    // The preflight opens a kept-alive connection; the chat request reuses
+    // it, and the server never answers it.
+    let server = FakeServer::start(|r| if r.is_chat() { Action::Hang } else { Action::text("") });
+    let model = OpenAiModel::new(HttpOptions { timeout: Duration::from_millis(500), ..opts(server.openai_url()) });
+    model.preflight().unwrap();
+    let started = Instant::now();
+    let err = expect_err(model.generate(&request()));
+    assert!(matches!(&err, ModelError::Unavailable(m) if m.contains("within 0.5s")), "{err}");
+    assert!(started.elapsed() < Duration::from_millis(1500), "took {:?}", started.elapsed());
+    assert_eq!(server.requests().len(), 2, "one connection, no retry");
+}
+
+#[test]
+fn a_server_that_drips_its_reply_is_cut_off_at_the_timeout() {
+    for close in [false, true] {
+        let server = FakeServer::start(|_| Action::Drip(Duration::from_millis(100)));
+        let server = if close { server.with_connection_close() } else { server };
+        let model = OpenAiModel::new(HttpOptions { timeout: Duration::from_millis(500), ..opts(server.openai_url()) });
+        let started = Instant::now();
+        let err = expect_err(model.generate(&request()));
+        assert!(matches!(&err, ModelError::Unavailable(_)), "{err}");
+        assert!(started.elapsed() < Duration::from_millis(1500), "took {:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn retries_end_at_the_timeout_too() {
+    let server = FakeServer::start(|_| Action::delayed(Duration::from_millis(200), Action::status(503, "busy")));
+    let model =
+        OpenAiModel::new(HttpOptions { timeout: Duration::from_millis(700), retries: 10, ..opts(server.openai_url()) })
+            .with_backoff(Duration::from_millis(100));
+    let started = Instant::now();
+    expect_err(model.generate(&request()));
+    assert!(started.elapsed() < Duration::from_millis(1200), "took {:?}", started.elapsed());
+    assert!(server.count() < 5, "{} requests", server.count());
+}
+
+#[test]
+fn a_reply_body_over_the_limit_is_a_bad_reply() {
+    let body = format!("{{\"choices\":[{{\"message\":{{\"content\":\"{}\"}}}}]}}", "x".repeat(9 << 20));
+    let server = FakeServer::start(move |_| Action::raw(200, body.clone()));
+    let err = expect_err(openai(&server).generate(&request()));
+    assert!(matches!(&err, ModelError::BadReply(m) if m.contains("longer than 8 MiB")), "{err}");
+    assert_eq!(server.count(), 1, "not retried");
+}
+
+#[test]
 fn a_reply_slower_than_the_timeout_is_unavailable() {
     let server = FakeServer::start(|_| Action::delayed(Duration::from_secs(2), Action::text("late")));
     let model = OllamaModel::new(HttpOptions { timeout: Duration::from_millis(300), ..opts(server.ollama_url()) });
@@ -186,8 +234,8 @@ fn a_500_then_a_200_succeeds_after_one_retry() {
 }
 
 #[test]
-fn server_errors_and_429_are_retried_then_unavailable() {
-    for code in [500, 503, 429] {
+fn overload_errors_and_429_are_retried_then_unavailable() {
+    for code in [502, 503, 504, 429] {
         let server = FakeServer::start(move |_| Action::status(code, "model is loading"));
         let err = expect_err(openai(&server).generate(&request()));
         assert_eq!(server.count(), 3, "HTTP {code}: one try and two retries");
@@ -198,6 +246,19 @@ fn server_errors_and_429_are_retried_then_unavailable() {
             }
             other => panic!("HTTP {code}: {other:?}"),
         }
+    }
+}
+
+#[test]
+fn a_500_is_retried_then_a_bad_reply_for_that_request() {
+    // The server answers, so it is up: this request failed, and the item
+    // it was for counts an attempt instead of stopping the whole pass.
+    let server = FakeServer::start(|_| Action::status(500, "template crashed"));
+    let err = expect_err(openai(&server).generate(&request()));
+    assert_eq!(server.count(), 3, "one try and two retries");
+    match err {
+        ModelError::BadReply(m) => assert!(m.contains("500") && m.contains("template crashed"), "{m}"),
+        other => panic!("{other:?}"),
     }
 }
 
@@ -232,12 +293,23 @@ fn zero_retries_means_one_request() {
 }
 
 #[test]
-fn client_errors_are_refused_at_once_with_the_servers_message() {
-    for (code, message) in [
-        (400, "'messages' must not be empty"),
-        (401, "Incorrect API key provided"),
-        (404, "The model `nope` does not exist"),
-    ] {
+fn a_400_is_a_bad_reply_for_that_request_at_once() {
+    for (code, message) in [(400, "flagged by the content filter"), (413, "prompt too long"), (422, "bad field")] {
+        let server = FakeServer::start(move |_| Action::status(code, message));
+        let err = expect_err(openai(&server).generate(&request()));
+        assert_eq!(server.count(), 1, "HTTP {code} must not be retried");
+        match err {
+            ModelError::BadReply(m) => assert!(m.contains(message) && m.contains(&code.to_string()), "{m}"),
+            other => panic!("HTTP {code}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn configuration_errors_are_refused_at_once_with_the_servers_message() {
+    for (code, message) in
+        [(403, "forbidden"), (401, "Incorrect API key provided"), (404, "The model `nope` does not exist")]
+    {
         let server = FakeServer::start(move |_| Action::status(code, message));
         let err = expect_err(openai(&server).generate(&request()));
         assert_eq!(server.count(), 1, "HTTP {code} must not be retried");
@@ -267,7 +339,7 @@ fn ollama_model_not_found_is_refused_with_its_message() {
 #[test]
 fn a_long_error_body_is_shortened() {
     let server = FakeServer::start(|_| Action::raw(400, format!("<html>{}</html>", "x".repeat(5000))));
-    let ModelError::Refused(m) = expect_err(openai(&server).generate(&request())) else { panic!() };
+    let ModelError::BadReply(m) = expect_err(openai(&server).generate(&request())) else { panic!() };
     assert!(m.len() < 400, "{} chars", m.len());
 }
 

@@ -5,6 +5,7 @@ mod support;
 mod capture;
 mod config;
 mod dbfaults;
+mod faults;
 mod generated;
 mod hostile;
 mod housekeeping;
