@@ -5,6 +5,7 @@ pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod config;
+pub mod display;
 pub mod embed;
 pub mod exit;
 pub mod housekeeping;

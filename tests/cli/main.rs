@@ -14,3 +14,4 @@ mod packaging;
 mod pipeline;
 mod search;
 mod store;
+mod terminal;
