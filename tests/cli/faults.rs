@@ -180,3 +180,31 @@ fn an_overloaded_server_still_stops_the_pass_without_counting_attempts() {
     env.run(&["summarize", "--once"]).code(69);
     assert_untouched(&env, "poison");
 }
+
+#[test]
+fn the_run_lock_belongs_to_the_database_not_to_the_state_folder() {
+    // Two passes on one database from two environments (another
+    // XDG_STATE_HOME, as a cron job and a shell may have): the second must
+    // see the first, or it clears the first's live claims.
+    let server =
+        FakeServer::start(|r| if r.is_chat() { Action::delayed(Duration::from_secs(3), reply(r)) } else { reply(r) });
+    let env = Env::new().with_config(&server_config(&server, 30, 0));
+    env.capture("s", "hello there", "hi", &[]).ok();
+    let first = env.command(&["summarize", "--once"]).spawn().unwrap();
+    let waited = std::time::Instant::now();
+    while server.count() == 0 {
+        assert!(waited.elapsed() < Duration::from_secs(10), "no model call");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let other_state = env.path("other-state");
+    std::fs::create_dir_all(&other_state).unwrap();
+    let mut second = env.command(&["summarize", "--once", "-v"]);
+    second.env("XDG_STATE_HOME", &other_state);
+    let r: crate::support::Run = second.output().unwrap().into();
+    let r = r.code(75);
+    assert!(r.stderr.contains("another pass holds the lock"), "{}", r.stderr);
+    assert!(env.path("data/ragger/ragger.db.lock").exists(), "the lock file sits beside the database");
+    let (r, _) = env.finish_within(first, Duration::from_secs(20));
+    r.ok();
+    assert_eq!(server.count(), 1, "the turn was sent to the model once");
+}
