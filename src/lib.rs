@@ -13,6 +13,7 @@ pub mod inspect;
 pub mod llm;
 pub mod lock;
 pub mod paths;
+pub mod perms;
 pub mod pipeline;
 pub mod runs;
 pub mod search;

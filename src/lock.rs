@@ -36,19 +36,14 @@ pub fn try_lock(db: &Path) -> Result<Option<RunLock>> {
     }
     let path = lock_path(db);
     use std::os::unix::fs::OpenOptionsExt;
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::ReadOnlyFilesystem => anyhow::anyhow!(
-                "cannot create the run lock {}: the database is on a read-only file system",
-                path.display()
-            ),
-            _ => anyhow::Error::new(e).context(format!("creating the run lock {}", path.display())),
-        })?;
+    let file = File::options().create(true).truncate(false).write(true).mode(0o600).open(&path).map_err(|e| match e
+        .kind()
+    {
+        std::io::ErrorKind::ReadOnlyFilesystem => {
+            anyhow::anyhow!("cannot create the run lock {}: the database is on a read-only file system", path.display())
+        }
+        _ => anyhow::Error::new(e).context(format!("creating the run lock {}", path.display())),
+    })?;
     match file.try_lock() {
         Ok(()) => Ok(Some(RunLock { _file: file, path })),
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),

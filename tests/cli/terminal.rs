@@ -159,3 +159,38 @@ fn a_time_far_in_the_future_is_refused() {
     assert!(r.stderr.contains("time 2999-01-01T00:00:00Z is more than 10 minutes in the future"), "{}", r.stderr);
     env.capture("s", "u", "a", &["--at", &minutes_ago(-5)]).ok();
 }
+
+#[test]
+fn modes_that_expose_the_memory_are_warned_about_and_an_empty_file_is_made_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let chmod = |p: &std::path::Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    let env = Env::new();
+    let db = env.db();
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    chmod(db.parent().unwrap(), 0o700);
+    std::fs::write(&db, b"").unwrap();
+    chmod(&db, 0o644);
+    let r = env.capture("s", "u", "a", &[]).ok();
+    assert_eq!(mode(&db), 0o600, "an adopted empty file gets the database's mode");
+    assert_eq!(r.stderr, "", "nothing to warn about");
+
+    chmod(&db, 0o644);
+    let r = env.capture("s", "u2", "a", &[]).ok();
+    assert_eq!(r.stderr.matches("readable by other users").count(), 1, "once: {}", r.stderr);
+    assert!(r.stderr.contains(db.to_str().unwrap()), "{}", r.stderr);
+    chmod(&db, 0o600);
+    chmod(db.parent().unwrap(), 0o777);
+    let r = env.run(&["status"]).ok();
+    assert!(r.stderr.contains("database folder") && r.stderr.contains("writable by other users"), "{}", r.stderr);
+    assert_eq!(env.run(&["-q", "status"]).ok().stderr, "", "-q silences it");
+    chmod(db.parent().unwrap(), 0o700);
+
+    let env = env.with_config("[memory_model]\napi_key_env = \"MY_KEY\"");
+    env.run(&["status"]).ok(); // writes the config file
+    chmod(&env.config_path(), 0o666);
+    let mut c = env.command(&["status"]);
+    chmod(&env.config_path(), 0o666); // `command` rewrites the file
+    let r: crate::support::Run = c.output().unwrap().into();
+    assert!(r.stderr.contains("sets api_key_env and is writable by other users"), "{}", r.stderr);
+}
