@@ -167,9 +167,10 @@ impl Chaos {
                 let body = serde_json::json!({"choices": [{"message": {"content": "x".repeat(OVERSIZED)}}]});
                 Action::raw(200, body.to_string())
             }
-            Fault::Escapes => {
-                Action::Text(format!("\x1b]0;pwned\x07{} \x1b[2J\x1b[H\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\", normal(r)))
-            }
+            Fault::Escapes => Action::Text(format!(
+                "\x1b]0;pwned\x07{} \x1b[2J\x1b[H\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\",
+                normal(r)
+            )),
         };
         if jitter.is_zero() {
             action
