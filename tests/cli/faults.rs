@@ -208,3 +208,23 @@ fn the_run_lock_belongs_to_the_database_not_to_the_state_folder() {
     r.ok();
     assert_eq!(server.count(), 1, "the turn was sent to the model once");
 }
+
+#[test]
+fn an_api_key_is_never_sent_over_plain_http_to_another_machine() {
+    let mut env = Env::new().with_config(
+        "[memory_model]\nbackend = \"openai\"\nurl = \"http://192.0.2.1:8080/v1\"\nmodel = \"m\"\napi_key_env = \"MY_KEY\"\ntimeout_seconds = 1\nretries = 0",
+    );
+    env.extra_env.push(("MY_KEY".into(), "sk-secret".into()));
+    env.capture("s", "hello there", "hi", &[]).ok();
+    let r = env.run(&["summarize", "--once"]).code(78);
+    assert!(r.stderr.contains("would travel in clear text"), "{}", r.stderr);
+    assert!(!r.stderr.contains("sk-secret"));
+    assert_untouched(&env, "hello");
+    // The same key to a server on this machine is sent.
+    let server = FakeServer::start(reply);
+    let mut env = Env::new().with_config(&format!("{}api_key_env = \"MY_KEY\"\n", server_config(&server, 5, 0)));
+    env.extra_env.push(("MY_KEY".into(), "sk-secret".into()));
+    env.capture("s", "hello there", "hi", &[]).ok();
+    env.run(&["summarize", "--once"]).ok();
+    assert_eq!(server.chat_requests()[0].header("authorization"), Some("Bearer sk-secret"));
+}
