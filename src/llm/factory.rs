@@ -33,6 +33,7 @@ pub fn from_config(config: &Config, paths: &Paths, verbose: u8) -> Result<Box<dy
                 api_key,
                 timeout: Duration::from_secs(m.timeout_seconds.max(1)),
                 retries: m.retries,
+                tls: m.ca_file.as_deref().map(super::http::tls_with_ca).transpose()?,
             };
             Ok(if m.backend == Backend::Openai {
                 Box::new(super::http::OpenAiModel::new(opts))

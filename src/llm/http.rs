@@ -2,11 +2,13 @@
 //! `/v1/chat/completions` server and Ollama's native `/api/chat`.
 //!
 //! Owns the wire formats, timeouts, retries with backoff and the mapping of
-//! every failure onto the three [`ModelError`] classes. Plain http only:
-//! these are meant for model servers on the same machine or network.
+//! every failure onto the [`ModelError`] classes. http, or https through
+//! rustls (the usual web roots, plus a private CA from `ca_file`).
 
 use std::fmt;
 use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -42,6 +44,34 @@ pub struct HttpOptions {
     pub timeout: Duration,
     /// Extra attempts after a connection error, 429 or 5xx.
     pub retries: u32,
+    /// TLS settings for https (from [`tls_with_ca`]); `None`: the web roots.
+    pub tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+/// A TLS client configuration that trusts the usual web roots and the
+/// certificates of the PEM file `ca_file` (a private CA, a self-signed
+/// server).
+pub fn tls_with_ca(ca_file: &Path) -> Result<Arc<rustls::ClientConfig>, ModelError> {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::CertificateDer;
+    let bad = |why: String| ModelError::Refused(format!("[memory_model] ca_file {}: {why}", ca_file.display()));
+    let certs = CertificateDer::pem_file_iter(ca_file)
+        .map_err(|e| bad(e.to_string()))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(e.to_string()))?;
+    if certs.is_empty() {
+        return Err(bad("no PEM certificate in it".into()));
+    }
+    let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    for cert in certs {
+        roots.add(cert).map_err(|e| bad(e.to_string()))?;
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(Arc::new(config))
 }
 
 impl fmt::Debug for HttpOptions {
@@ -52,6 +82,7 @@ impl fmt::Debug for HttpOptions {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("timeout", &self.timeout)
             .field("retries", &self.retries)
+            .field("tls", &self.tls.is_some())
             .finish()
     }
 }
@@ -311,11 +342,14 @@ impl Client {
         // Each request gets the call's remaining time as its overall
         // deadline (see `attempt`); ureq applies it to pooled connections
         // too, where per-read timeouts are not set.
-        let agent = ureq::AgentBuilder::new()
+        let mut agent = ureq::AgentBuilder::new()
             .timeout_connect(opts.timeout)
             .timeout(opts.timeout)
-            .user_agent(concat!("ragger/", env!("CARGO_PKG_VERSION")))
-            .build();
+            .user_agent(concat!("ragger/", env!("CARGO_PKG_VERSION")));
+        if let Some(tls) = opts.tls {
+            agent = agent.tls_config(tls);
+        }
+        let agent = agent.build();
         Client {
             url: opts.url.trim_end_matches('/').to_string(),
             model: opts.model,
@@ -446,12 +480,7 @@ impl Client {
         let detail = transport_detail(t);
         match t.kind() {
             K::InvalidUrl | K::UnknownScheme | K::InsecureRequestHttpsOnly => {
-                let hint = if url.starts_with("https:") {
-                    " (this build speaks plain http only; use an http:// URL)"
-                } else {
-                    ""
-                };
-                Failure::Final(ModelError::Refused(format!("{url}: {detail}{hint}")))
+                Failure::Final(ModelError::Refused(format!("{url}: {detail}")))
             }
             // Refused, DNS, reset or a connection closed without an
             // answer: the server may be starting or restarting.
@@ -619,6 +648,7 @@ mod tests {
             api_key: Some("sk-secret".into()),
             timeout: Duration::from_secs(1),
             retries: 0,
+            tls: None,
         };
         assert!(!format!("{opts:?}").contains("sk-secret"));
         assert!(!format!("{:?}", OpenAiModel::new(opts)).contains("sk-secret"));
@@ -632,6 +662,7 @@ mod tests {
             api_key: None,
             timeout: Duration::from_secs(1),
             retries: 0,
+            tls: None,
         };
         let m = OpenAiModel::new(opts("qwen2.5-0.5b"));
         assert_eq!(m.model_id(), "openai:qwen2.5-0.5b");
