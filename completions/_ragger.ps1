@@ -53,8 +53,10 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
         'ragger;capture' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id (any string your tool uses)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project the session belongs to')
-            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user''s message')
-            [CompletionResult]::new('--assistant', '--assistant', [CompletionResultType]::ParameterName, 'The assistant''s reply')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user''s message (may begin with `-`)')
+            [CompletionResult]::new('--assistant', '--assistant', [CompletionResultType]::ParameterName, 'The assistant''s reply (may begin with `-`)')
+            [CompletionResult]::new('--user-file', '--user-file', [CompletionResultType]::ParameterName, 'Read the user''s message from a file (`-`: stdin), for texts too large for the command line')
+            [CompletionResult]::new('--assistant-file', '--assistant-file', [CompletionResultType]::ParameterName, 'Read the assistant''s reply from a file (`-`: stdin)')
             [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Event time, RFC 3339 [default: now]; for backfilling old conversations')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Idempotency key: the same key in the same session is stored once')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')

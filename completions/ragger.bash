@@ -172,7 +172,7 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__capture)
-            opts="-q -v -h --session --project --user --assistant --at --id --stdin --summarize --config --db --quiet --verbose --json --color --help"
+            opts="-q -v -h --session --project --user --assistant --user-file --assistant-file --at --id --stdin --summarize --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -191,6 +191,14 @@ _ragger() {
                     return 0
                     ;;
                 --assistant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assistant-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

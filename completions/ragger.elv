@@ -49,8 +49,10 @@ set edit:completion:arg-completer[ragger] = {|@words|
         &'ragger;capture'= {
             cand --session 'Session id (any string your tool uses)'
             cand --project 'Project the session belongs to'
-            cand --user 'The user''s message'
-            cand --assistant 'The assistant''s reply'
+            cand --user 'The user''s message (may begin with `-`)'
+            cand --assistant 'The assistant''s reply (may begin with `-`)'
+            cand --user-file 'Read the user''s message from a file (`-`: stdin), for texts too large for the command line'
+            cand --assistant-file 'Read the assistant''s reply from a file (`-`: stdin)'
             cand --at 'Event time, RFC 3339 [default: now]; for backfilling old conversations'
             cand --id 'Idempotency key: the same key in the same session is stored once'
             cand --config 'Config file (replaces the user config file)'

@@ -51,8 +51,10 @@ complete -c ragger -n "__fish_ragger_needs_command" -f -a "man" -d 'Write man pa
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l session -d 'Session id (any string your tool uses)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l project -d 'Project the session belongs to' -r
-complete -c ragger -n "__fish_ragger_using_subcommand capture" -l user -d 'The user\'s message' -r
-complete -c ragger -n "__fish_ragger_using_subcommand capture" -l assistant -d 'The assistant\'s reply' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l user -d 'The user\'s message (may begin with `-`)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l assistant -d 'The assistant\'s reply (may begin with `-`)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l user-file -d 'Read the user\'s message from a file (`-`: stdin), for texts too large for the command line' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l assistant-file -d 'Read the assistant\'s reply from a file (`-`: stdin)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l at -d 'Event time, RFC 3339 [default: now]; for backfilling old conversations' -r
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l id -d 'Idempotency key: the same key in the same session is stored once' -r
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l config -d 'Config file (replaces the user config file)' -r -F

@@ -19,6 +19,7 @@ fn main() -> Result<(), ModelError> {
         model: args.next().unwrap_or_default(),
         api_key: None,
         timeout: Duration::from_secs(120),
+        tls: None,
         retries: 2,
     });
 

@@ -92,6 +92,7 @@ fn run(args: &Args) -> Result<(), String> {
             model: String::new(),
             api_key: None,
             timeout: Duration::from_secs(600),
+            tls: None,
             retries: 0,
         });
         model.preflight().map_err(|e| e.to_string())?;

@@ -42,6 +42,13 @@ pub struct Counts {
     pub rejected: u64,
 }
 
+/// The longest session or project id, in bytes: room for a long path, not
+/// for a pasted document.
+pub const MAX_ID_BYTES: usize = 1024;
+
+/// How far in the future a turn's time may be (another machine's clock).
+pub const MAX_CLOCK_SKEW_MS: i64 = 10 * 60_000;
+
 /// Check a turn; the error says what is wrong (the caller adds where).
 pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Turn, String> {
     let session = input.session.trim().to_string();
@@ -68,12 +75,30 @@ pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Tu
             if v.contains('\0') && (name == "session" || name == "project" || name == "id") {
                 return Err(format!("{name} contains a NUL byte"));
             }
+            // Ids are shown one per line in `sessions` and `search`.
+            if name == "session" || name == "project" {
+                if v.len() > MAX_ID_BYTES {
+                    return Err(format!("{name} id is {} bytes, longer than {MAX_ID_BYTES}", v.len()));
+                }
+                if let Some(c) = v.chars().find(|c| c.is_control()) {
+                    return Err(format!("{name} id contains the control character {c:?}"));
+                }
+            }
         }
     }
     let at = match input.at.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         Some(s) => parse_time(s)?,
         None => now,
     };
+    // A turn from the future would keep its session open (and first in
+    // every listing) until that time comes.
+    if at > now + MAX_CLOCK_SKEW_MS {
+        return Err(format!(
+            "time {} is more than {} minutes in the future",
+            input.at.as_deref().unwrap_or_default().trim(),
+            MAX_CLOCK_SKEW_MS / 60_000
+        ));
+    }
     let project = input.project.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
     let id = input.id.filter(|k| !k.is_empty());
     Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id })
@@ -153,7 +178,10 @@ mod tests {
         let mut i = input("a", "b");
         assert_eq!(validate(i.clone(), 100, 7).unwrap().at, 7);
         i.at = Some("2026-01-01T00:00:00Z".into());
-        assert_eq!(validate(i.clone(), 100, 7).unwrap().at, 1_767_225_600_000);
+        assert_eq!(validate(i.clone(), 100, 1_800_000_000_000).unwrap().at, 1_767_225_600_000);
+        let e = validate(i.clone(), 100, 1_767_225_600_000 - MAX_CLOCK_SKEW_MS - 1).unwrap_err();
+        assert!(e.contains("more than 10 minutes in the future"), "{e}");
+        assert!(validate(i.clone(), 100, 1_767_225_600_000 - MAX_CLOCK_SKEW_MS).is_ok());
         i.at = Some("yesterday".into());
         assert!(validate(i, 100, 7).unwrap_err().contains("RFC 3339"));
     }

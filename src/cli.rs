@@ -93,12 +93,18 @@ pub struct CaptureArgs {
     /// Project the session belongs to
     #[arg(long)]
     pub project: Option<String>,
-    /// The user's message
-    #[arg(long)]
+    /// The user's message (may begin with `-`)
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "user_file")]
     pub user: Option<String>,
-    /// The assistant's reply
-    #[arg(long)]
+    /// The assistant's reply (may begin with `-`)
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "assistant_file")]
     pub assistant: Option<String>,
+    /// Read the user's message from a file (`-`: stdin), for texts too large for the command line
+    #[arg(long, value_name = "FILE")]
+    pub user_file: Option<std::path::PathBuf>,
+    /// Read the assistant's reply from a file (`-`: stdin)
+    #[arg(long, value_name = "FILE")]
+    pub assistant_file: Option<std::path::PathBuf>,
     /// Event time, RFC 3339 [default: now]; for backfilling old conversations
     #[arg(long, value_name = "TIME")]
     pub at: Option<String>,
@@ -106,7 +112,7 @@ pub struct CaptureArgs {
     #[arg(long = "id", value_name = "KEY")]
     pub id: Option<String>,
     /// Read JSON Lines from stdin: {"session","project","user","assistant","at","id"}
-    #[arg(long, conflicts_with_all = ["session", "project", "user", "assistant", "at", "id"])]
+    #[arg(long, conflicts_with_all = ["session", "project", "user", "assistant", "user_file", "assistant_file", "at", "id"])]
     pub stdin: bool,
     /// Summarise the session right away (loads the memory model)
     #[arg(long)]

@@ -65,6 +65,9 @@ pub struct MemoryModelConfig {
     pub model_path: Option<PathBuf>,
     /// Name of the environment variable that holds the API key.
     pub api_key_env: Option<String>,
+    /// PEM file of a private CA to trust for an https `url`, besides the
+    /// usual web roots.
+    pub ca_file: Option<PathBuf>,
     pub timeout_seconds: u64,
     pub retries: u32,
     /// Concurrent model calls (HTTP backends): L2s, and folds of different sessions.
@@ -85,6 +88,7 @@ impl Default for MemoryModelConfig {
             model: String::new(),
             model_path: None,
             api_key_env: None,
+            ca_file: None,
             timeout_seconds: 120,
             retries: 2,
             parallel: 1,

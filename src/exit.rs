@@ -53,6 +53,7 @@ pub fn code_of(err: &anyhow::Error) -> Exit {
         if let Some(m) = cause.downcast_ref::<crate::llm::ModelError>() {
             return match m {
                 crate::llm::ModelError::Unavailable(_) => Exit::Unavailable,
+                crate::llm::ModelError::Interrupted => Exit::Interrupted,
                 crate::llm::ModelError::Refused(_) => Exit::Config,
                 crate::llm::ModelError::BadReply(_) => Exit::Failed,
             };

@@ -13,7 +13,14 @@ use ragger::llm::{complete, MemoryModel, Message, ModelError, Request, Usage};
 use serde_json::json;
 
 fn opts(url: String) -> HttpOptions {
-    HttpOptions { url, model: "fake-model".into(), api_key: None, timeout: Duration::from_secs(5), retries: 2 }
+    HttpOptions {
+        url,
+        model: "fake-model".into(),
+        api_key: None,
+        timeout: Duration::from_secs(5),
+        retries: 2,
+        tls: None,
+    }
 }
 
 fn openai(server: &FakeServer) -> OpenAiModel {
@@ -159,6 +166,54 @@ fn a_hanging_server_times_out_as_unavailable_without_retrying() {
 }
 
 #[test]
+fn a_server_that_hangs_on_a_pooled_connection_times_out() {
+    // The preflight opens a kept-alive connection; the chat request reuses
+    // it, and the server never answers it.
+    let server = FakeServer::start(|r| if r.is_chat() { Action::Hang } else { Action::text("") });
+    let model = OpenAiModel::new(HttpOptions { timeout: Duration::from_millis(500), ..opts(server.openai_url()) });
+    model.preflight().unwrap();
+    let started = Instant::now();
+    let err = expect_err(model.generate(&request()));
+    assert!(matches!(&err, ModelError::Unavailable(m) if m.contains("within 0.5s")), "{err}");
+    assert!(started.elapsed() < Duration::from_millis(1500), "took {:?}", started.elapsed());
+    assert_eq!(server.requests().len(), 2, "one connection, no retry");
+}
+
+#[test]
+fn a_server_that_drips_its_reply_is_cut_off_at_the_timeout() {
+    for close in [false, true] {
+        let server = FakeServer::start(|_| Action::Drip(Duration::from_millis(100)));
+        let server = if close { server.with_connection_close() } else { server };
+        let model = OpenAiModel::new(HttpOptions { timeout: Duration::from_millis(500), ..opts(server.openai_url()) });
+        let started = Instant::now();
+        let err = expect_err(model.generate(&request()));
+        assert!(matches!(&err, ModelError::Unavailable(_)), "{err}");
+        assert!(started.elapsed() < Duration::from_millis(1500), "took {:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn retries_end_at_the_timeout_too() {
+    let server = FakeServer::start(|_| Action::delayed(Duration::from_millis(200), Action::status(503, "busy")));
+    let model =
+        OpenAiModel::new(HttpOptions { timeout: Duration::from_millis(700), retries: 10, ..opts(server.openai_url()) })
+            .with_backoff(Duration::from_millis(100));
+    let started = Instant::now();
+    expect_err(model.generate(&request()));
+    assert!(started.elapsed() < Duration::from_millis(1200), "took {:?}", started.elapsed());
+    assert!(server.count() < 5, "{} requests", server.count());
+}
+
+#[test]
+fn a_reply_body_over_the_limit_is_a_bad_reply() {
+    let body = format!("{{\"choices\":[{{\"message\":{{\"content\":\"{}\"}}}}]}}", "x".repeat(9 << 20));
+    let server = FakeServer::start(move |_| Action::raw(200, body.clone()));
+    let err = expect_err(openai(&server).generate(&request()));
+    assert!(matches!(&err, ModelError::BadReply(m) if m.contains("longer than 8 MiB")), "{err}");
+    assert_eq!(server.count(), 1, "not retried");
+}
+
+#[test]
 fn a_reply_slower_than_the_timeout_is_unavailable() {
     let server = FakeServer::start(|_| Action::delayed(Duration::from_secs(2), Action::text("late")));
     let model = OllamaModel::new(HttpOptions { timeout: Duration::from_millis(300), ..opts(server.ollama_url()) });
@@ -186,8 +241,8 @@ fn a_500_then_a_200_succeeds_after_one_retry() {
 }
 
 #[test]
-fn server_errors_and_429_are_retried_then_unavailable() {
-    for code in [500, 503, 429] {
+fn overload_errors_and_429_are_retried_then_unavailable() {
+    for code in [502, 503, 504, 429] {
         let server = FakeServer::start(move |_| Action::status(code, "model is loading"));
         let err = expect_err(openai(&server).generate(&request()));
         assert_eq!(server.count(), 3, "HTTP {code}: one try and two retries");
@@ -198,6 +253,19 @@ fn server_errors_and_429_are_retried_then_unavailable() {
             }
             other => panic!("HTTP {code}: {other:?}"),
         }
+    }
+}
+
+#[test]
+fn a_500_is_retried_then_a_bad_reply_for_that_request() {
+    // The server answers, so it is up: this request failed, and the item
+    // it was for counts an attempt instead of stopping the whole pass.
+    let server = FakeServer::start(|_| Action::status(500, "template crashed"));
+    let err = expect_err(openai(&server).generate(&request()));
+    assert_eq!(server.count(), 3, "one try and two retries");
+    match err {
+        ModelError::BadReply(m) => assert!(m.contains("500") && m.contains("template crashed"), "{m}"),
+        other => panic!("{other:?}"),
     }
 }
 
@@ -232,12 +300,23 @@ fn zero_retries_means_one_request() {
 }
 
 #[test]
-fn client_errors_are_refused_at_once_with_the_servers_message() {
-    for (code, message) in [
-        (400, "'messages' must not be empty"),
-        (401, "Incorrect API key provided"),
-        (404, "The model `nope` does not exist"),
-    ] {
+fn a_400_is_a_bad_reply_for_that_request_at_once() {
+    for (code, message) in [(400, "flagged by the content filter"), (413, "prompt too long"), (422, "bad field")] {
+        let server = FakeServer::start(move |_| Action::status(code, message));
+        let err = expect_err(openai(&server).generate(&request()));
+        assert_eq!(server.count(), 1, "HTTP {code} must not be retried");
+        match err {
+            ModelError::BadReply(m) => assert!(m.contains(message) && m.contains(&code.to_string()), "{m}"),
+            other => panic!("HTTP {code}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn configuration_errors_are_refused_at_once_with_the_servers_message() {
+    for (code, message) in
+        [(403, "forbidden"), (401, "Incorrect API key provided"), (404, "The model `nope` does not exist")]
+    {
         let server = FakeServer::start(move |_| Action::status(code, message));
         let err = expect_err(openai(&server).generate(&request()));
         assert_eq!(server.count(), 1, "HTTP {code} must not be retried");
@@ -267,7 +346,7 @@ fn ollama_model_not_found_is_refused_with_its_message() {
 #[test]
 fn a_long_error_body_is_shortened() {
     let server = FakeServer::start(|_| Action::raw(400, format!("<html>{}</html>", "x".repeat(5000))));
-    let ModelError::Refused(m) = expect_err(openai(&server).generate(&request())) else { panic!() };
+    let ModelError::BadReply(m) = expect_err(openai(&server).generate(&request())) else { panic!() };
     assert!(m.len() < 400, "{} chars", m.len());
 }
 
@@ -454,11 +533,11 @@ fn a_drop_on_a_pooled_connection_is_retried() {
 }
 
 #[test]
-fn an_https_url_is_refused_with_a_hint() {
+fn https_to_a_plain_http_server_is_unavailable_and_says_why() {
     let server = FakeServer::fixed("ok");
     let url = server.openai_url().replace("http://", "https://");
-    let err = expect_err(OpenAiModel::new(opts(url)).generate(&request()));
-    assert!(matches!(&err, ModelError::Refused(m) if m.contains("http://")), "{err:?}");
+    let err = expect_err(OpenAiModel::new(HttpOptions { retries: 0, ..opts(url) }).generate(&request()));
+    assert!(matches!(&err, ModelError::Unavailable(m) if m.contains("tls")), "{err:?}");
 }
 
 #[test]
@@ -470,4 +549,85 @@ fn the_fake_server_records_what_tests_need() {
     assert_eq!(r.prompt(), "Summarize the turn in one sentence.\nUser: how do I list files?\nAssistant: use ls.");
     assert_eq!(r.model(), Some("fake-model"));
     assert_eq!(server.count(), 1);
+}
+
+/// A one-thread https server on 127.0.0.1 with a fresh self-signed
+/// certificate: answers the model list and a chat completion, one request
+/// per connection. Returns its base URL and the certificate's PEM.
+fn tls_server() -> (String, String) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
+    let pem = cert.cert.pem();
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(cert.key_pair.serialize_der().into());
+    let config =
+        rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![cert.cert.der().clone()], key)
+            .unwrap();
+    let config = std::sync::Arc::new(config);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for tcp in listener.incoming().flatten() {
+            let conn = rustls::ServerConnection::new(config.clone()).unwrap();
+            let mut tls = BufReader::new(rustls::StreamOwned::new(conn, tcp));
+            let mut line = String::new();
+            if tls.read_line(&mut line).is_err() {
+                continue; // the client refused our certificate
+            }
+            let path = line.split_whitespace().nth(1).unwrap_or_default().to_string();
+            let mut length = 0;
+            loop {
+                let mut h = String::new();
+                if tls.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
+                    break;
+                }
+                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = tls.read_exact(&mut body);
+            let reply = if path.ends_with("/models") {
+                json!({"data": [{"id": "fake-model"}]})
+            } else {
+                json!({"choices": [{"message": {"role": "assistant", "content": "The user asked over https."}}]})
+            }
+            .to_string();
+            let stream = tls.get_mut();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+            let _ = stream.flush();
+            stream.conn.send_close_notify();
+            let _ = stream.flush();
+        }
+    });
+    (url, pem)
+}
+
+#[test]
+fn https_works_with_a_private_ca_and_refuses_an_unknown_certificate() {
+    let (url, pem) = tls_server();
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, &pem).unwrap();
+    let tls = ragger::llm::http::tls_with_ca(&ca).unwrap();
+    let model = OpenAiModel::new(HttpOptions { tls: Some(tls), retries: 0, ..opts(url.clone()) });
+    model.preflight().unwrap();
+    assert_eq!(model.generate(&request()).unwrap().text, "The user asked over https.");
+
+    // The usual web roots do not know a self-signed certificate.
+    let model = OpenAiModel::new(HttpOptions { retries: 0, ..opts(url.clone()) });
+    let err = expect_err(model.generate(&request()));
+    assert!(matches!(&err, ModelError::Unavailable(m) if m.to_lowercase().contains("certificate")), "{err}");
+
+    // A ca_file that holds no certificate is a configuration error.
+    std::fs::write(&ca, "not a certificate\n").unwrap();
+    let err = ragger::llm::http::tls_with_ca(&ca).unwrap_err();
+    assert!(matches!(&err, ModelError::Refused(m) if m.contains("no PEM certificate")), "{err}");
 }

@@ -6,8 +6,13 @@
 //!   a hang (the client times out), a 500, a dropped connection, malformed
 //!   JSON, a JSON body of the wrong shape, empty text, a `<think>`-only
 //!   reply, an enormous (1 MiB) reply, leaked template tokens, a reply that
-//!   mentions NO_MERGE inside a sentence, or a slow reply. Model-list checks
-//!   fail now and then too (a server that is restarting).
+//!   mentions NO_MERGE inside a sentence, or a slow reply; since issue 15
+//!   also a reply dripped a byte at a time (the client's whole-request
+//!   deadline must cut it), a 400 for this request (a content filter), a
+//!   body over ragger's 8 MiB limit, and a reply full of terminal escape
+//!   sequences. A request whose prompt contains `POISON` always gets a 400
+//!   (a poison item: it must fail alone, not stall the queue). Model-list
+//!   checks fail now and then too (a server that is restarting).
 //! - `--jitter-ms N`: a random extra delay of 0..=N ms before every chat
 //!   reply (seeded by `--faults` or `--seed`).
 //!
@@ -25,6 +30,8 @@ use super::fake_server::{Action, Recorded};
 
 /// Bytes of the enormous reply.
 const ENORMOUS: usize = 1 << 20;
+/// Bytes of a body over ragger's limit (8 MiB).
+const OVERSIZED: usize = 9 << 20;
 
 /// What one chat request gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -41,11 +48,19 @@ pub enum Fault {
     TemplateJunk,
     MentionsNoMerge,
     Slow,
+    Drip,
+    Status400,
+    Oversized,
+    Escapes,
 }
 
 /// (fault, weight out of 100) for chat requests under `--faults`.
 const MENU: &[(Fault, u64)] = &[
-    (Fault::None, 45),
+    (Fault::None, 39),
+    (Fault::Drip, 1),
+    (Fault::Status400, 2),
+    (Fault::Oversized, 1),
+    (Fault::Escapes, 2),
     (Fault::Hang, 3),
     (Fault::Status500, 6),
     (Fault::Drop, 5),
@@ -74,6 +89,10 @@ impl Fault {
             Fault::TemplateJunk => "template_junk",
             Fault::MentionsNoMerge => "mentions_no_merge",
             Fault::Slow => "slow",
+            Fault::Drip => "drip",
+            Fault::Status400 => "status400",
+            Fault::Oversized => "oversized",
+            Fault::Escapes => "escapes",
         }
     }
 }
@@ -111,6 +130,10 @@ impl Chaos {
             }
             return Action::text("");
         }
+        if self.faults && r.prompt().contains("POISON") {
+            self.count("poison");
+            return Action::status(400, "fake fault: this request is refused by the content filter");
+        }
         let fault = if self.faults { pick(rng.u64(..100)) } else { Fault::None };
         self.count(fault.name());
         let jitter = Duration::from_millis(rng.u64(..=self.jitter_ms));
@@ -138,6 +161,16 @@ impl Chaos {
             }),
             Fault::MentionsNoMerge => Action::Text(format!("{} Nobody replied NO_MERGE or asked about it.", normal(r))),
             Fault::Slow => Action::delayed(Duration::from_millis(200 + rng.u64(..800)), Action::Text(normal(r))),
+            Fault::Drip => return Action::Drip(Duration::from_millis(200)),
+            Fault::Status400 => Action::status(400, "fake fault: refused by the content filter"),
+            Fault::Oversized => {
+                let body = serde_json::json!({"choices": [{"message": {"content": "x".repeat(OVERSIZED)}}]});
+                Action::raw(200, body.to_string())
+            }
+            Fault::Escapes => Action::Text(format!(
+                "\x1b]0;pwned\x07{} \x1b[2J\x1b[H\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\",
+                normal(r)
+            )),
         };
         if jitter.is_zero() {
             action

@@ -16,6 +16,12 @@
 #     (L2: 200 tokens -> 3200 bytes; L3/L4: 500 tokens -> 8000 bytes);
 #   - items were retried (attempts > 0 on items that then succeeded);
 #   - `status --json` agrees with SQL on every count.
+# Since issue 15 the server also drips replies a byte at a time, answers
+# 400s and bodies over 8 MiB, and sends terminal escape sequences; two
+# poison turns (every request about them gets a 400) must end failed
+# without stalling the queue; every pass must end within 60 s (a hung
+# call holding the lock would not); and `show`, `sessions` and `search`
+# must print no raw control character.
 #
 #   scripts/reliability/faults.sh [SESSIONS] [TURNS_PER_SESSION]
 #   RELIABILITY_SEED=S for a repeatable run.
@@ -39,6 +45,10 @@ backlog_jsonl "$SESSIONS" "$TURNS" faults >"$LOG/backlog.jsonl"
 out="$(ragger capture --stdin --json <"$LOG/backlog.jsonl")"
 captured=$(jq_field stored "$out")
 [ "$captured" = $((SESSIONS * TURNS)) ] || die "backlog not stored: $out"
+# Poison items, first in their sessions, so they are taken first on every
+# pass until they fail for good.
+ragger capture --session poison-1 --user "POISON question [topic:rust]" --assistant "answer" --at 2020-01-01T00:00:00Z
+ragger capture --session faults-s0 --user "POISON in a busy session" --assistant "answer" --at 2020-01-01T00:00:00Z
 texts_sql="SELECT count(*) || ' ' || sum(length(user_text)) || ' ' || sum(length(assistant_text)) FROM turns"
 texts_before="$(sql "$texts_sql"; sql "SELECT id, user_text, assistant_text FROM turns ORDER BY id" | sha256sum)"
 
@@ -49,7 +59,8 @@ while :; do
     [ "$passes" -le "$MAX_PASSES" ] || die "queue not empty after $MAX_PASSES passes: $(ragger status)"
     if [ $((passes % 7)) = 0 ]; then cmd=(housekeeping --json); else cmd=(summarize --once --json); fi
     rc=0
-    out="$("$RAGGER" "${cmd[@]}" 2>>"$LOG/passes.err")" || rc=$?
+    out="$(timeout 60 "$RAGGER" "${cmd[@]}" 2>>"$LOG/passes.err")" || rc=$?
+    [ "$rc" != 124 ] || die "pass $passes (${cmd[*]}) still running after 60 s: a model call hung"
     exits[$rc]=$(( ${exits[$rc]:-0} + 1 ))
     outcome=$(ragger status --json | sed -n 's/.*"outcome":"\([a-z]*\)".*/\1/p')
     case "$rc:$outcome" in
@@ -66,7 +77,8 @@ done
 # still under faults.
 for ((i = 0; i < 50; i++)); do
     rc=0
-    "$RAGGER" housekeeping 2>>"$LOG/passes.err" || rc=$?
+    timeout 60 "$RAGGER" housekeeping 2>>"$LOG/passes.err" || rc=$?
+    [ "$rc" != 124 ] || die "a final housekeeping still running after 60 s"
     exits[$rc]=$(( ${exits[$rc]:-0} + 1 ))
     passes=$((passes + 1))
     assert_check "after a final housekeeping (exit $rc)"
@@ -82,6 +94,21 @@ read -r turns done folded failed_l2 <<<"$(sql "SELECT count(*),
     sum(l2_state = 'done'), sum(l3_id IS NOT NULL), sum(l2_state = 'failed') FROM turns" | tr '|' ' ')"
 [ "$done" = "$folded" ] || die "$done turns with an L2 but $folded folded"
 [ $((done + failed_l2)) = "$turns" ] || die "$turns turns: $done done, $failed_l2 failed, the rest pending"
+
+# The poison turns failed alone (the queue behind them was drained above).
+poison="$(sql "SELECT group_concat(l2_state || ':' || attempts) FROM turns WHERE user_text LIKE 'POISON%'")"
+[ "$poison" = "failed:3,failed:3" ] || die "poison turns: $poison"
+
+# Hostile replies are shown, not sent to the terminal.
+{
+    ragger sessions
+    sql "SELECT external_id FROM sessions" | while read -r s; do ragger show "$s"; done
+    ragger search "summary" --limit 50
+} >"$LOG/human.out"
+if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$LOG/human.out"; then
+    die "raw control characters in human output: $(LC_ALL=C grep -n $'[\x01-\x08\x0b-\x1f\x7f]' "$LOG/human.out" | head -3 | cat -v)"
+fi
+escaped=$(grep -o '\\x1b' "$LOG/human.out" | wc -l)
 
 # No garbage stored as a summary.
 garbage=$(sql "WITH rows(kind, id, text, bound) AS (
@@ -133,6 +160,6 @@ stop_fake
 faults_line=$(sed -n 's/^FAULTS //p' "$LOG/fake_server.err")
 exit_line=""
 for k in $(printf '%s\n' "${!exits[@]}" | sort -n); do exit_line+=" exit $k: ${exits[$k]},"; done
-printf 'faults: seed %s, %d turns, %d passes (%s); faults served: %s; nothing lost (texts unchanged); %d turns summarised and folded, %d failed after 3 bad replies (status says %s); retried then succeeded: %d L2, %d L3 folds, %d L4 folds; no garbage stored (longest L2 %d bytes, longest summary %d bytes; %d summaries mention NO_MERGE in a sentence); status matches SQL; ragger check passed after every pass; %d s\n' \
+printf 'faults: seed %s, %d turns, %d passes (%s); faults served: %s; nothing lost (texts unchanged); %d turns summarised and folded, %d failed after 3 bad replies (status says %s); retried then succeeded: %d L2, %d L3 folds, %d L4 folds; no garbage stored (longest L2 %d bytes, longest summary %d bytes; %d summaries mention NO_MERGE in a sentence); status matches SQL; ragger check passed after every pass; 2 poison turns failed alone; every pass under 60 s; %d escape sequences shown escaped, none raw; %d s\n' \
     "$SEED" "$turns" "$passes" "$(echo "${exit_line# }" | sed "s/,$//")" "$faults_line" "$done" "$failed_l2" "$(jq_field failed "$status")" \
-    "$retried_l2" "$retried_fold" "$retried_l4" "$longest_l2" "$longest_summary" "$mentions" "$(( $(date +%s) - started ))"
+    "$retried_l2" "$retried_fold" "$retried_l4" "$longest_l2" "$longest_summary" "$mentions" "$escaped" "$(( $(date +%s) - started ))"

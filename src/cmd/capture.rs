@@ -1,6 +1,7 @@
 //! `ragger capture`: store turns from flags or JSON Lines on stdin.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
@@ -19,19 +20,34 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
     let mut counts = Counts::default();
     let mut store = ctx.open_store()?;
     let mut sessions_touched: Vec<String> = Vec::new();
+    let stdin_files =
+        [&args.user_file, &args.assistant_file].iter().filter(|f| f.as_deref() == Some("-".as_ref())).count();
+    if stdin_files > 1 {
+        return Err(fail(Exit::Usage, "only one of --user-file and --assistant-file can be `-` (stdin)"));
+    }
     if args.stdin {
         let stdin = std::io::stdin();
         let mut reader = stdin.lock();
         let mut batch: Vec<Turn> = Vec::with_capacity(BATCH);
         let mut buf = Vec::new();
         let mut line_no = 0u64;
+        let limit = max_line_bytes(max);
         loop {
             buf.clear();
-            let n = reader.read_until(b'\n', &mut buf).context("reading stdin")?;
+            // Never buffer more of a line than a valid one can be.
+            let n = (&mut reader).take(limit as u64 + 1).read_until(b'\n', &mut buf).context("reading stdin")?;
             if n == 0 {
                 break;
             }
             line_no += 1;
+            if buf.len() > limit && buf.last() != Some(&b'\n') {
+                skip_line(&mut reader).context("reading stdin")?;
+                counts.rejected += 1;
+                eprintln!(
+                    "ragger: stdin line {line_no}: longer than {limit} bytes (4 × [capture] max_field_bytes + 64 KiB)"
+                );
+                continue;
+            }
             let line = trim_line(&buf);
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
@@ -57,8 +73,8 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
         let input = TurnInput {
             session: args.session.clone().unwrap_or_default(),
             project: args.project.clone(),
-            user: args.user.clone().unwrap_or_default(),
-            assistant: args.assistant.clone().unwrap_or_default(),
+            user: text_arg(&args.user, &args.user_file, "--user-file", max)?,
+            assistant: text_arg(&args.assistant, &args.assistant_file, "--assistant-file", max)?,
             at: args.at.clone(),
             id: args.id.clone(),
         };
@@ -82,6 +98,59 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
         }
     }
     Ok(if counts.rejected > 0 { Exit::Failed } else { Exit::Ok })
+}
+
+/// A text given inline or in a file (`-`: stdin). A file is read up to one
+/// byte past `max` bytes, so an oversized one is refused by `validate`
+/// without being read whole.
+fn text_arg(inline: &Option<String>, file: &Option<PathBuf>, flag: &str, max: usize) -> Result<String> {
+    let Some(path) = file else { return Ok(inline.clone().unwrap_or_default()) };
+    let mut bytes = Vec::new();
+    let limit = max as u64 + 1;
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(limit)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("{flag}: reading stdin"))?;
+    } else {
+        let f = std::fs::File::open(path).with_context(|| format!("{flag} {}", path.display()))?;
+        f.take(limit).read_to_end(&mut bytes).with_context(|| format!("{flag} {}", path.display()))?;
+    }
+    if bytes.len() > max {
+        return Err(fail(
+            Exit::Failed,
+            format!("capture refused: {flag} {} is larger than [capture] max_field_bytes ({max})", path.display()),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| fail(Exit::Failed, format!("capture refused: {flag} {}: not valid UTF-8 ({e})", path.display())))
+}
+
+/// The longest JSON line read from stdin: both texts at `max_field_bytes`,
+/// room for escapes, plus the other fields.
+fn max_line_bytes(max_field_bytes: usize) -> usize {
+    max_field_bytes.saturating_mul(4).saturating_add(64 << 10)
+}
+
+/// Read and drop the rest of a line, a buffer at a time.
+fn skip_line(reader: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                reader.consume(n);
+            }
+        }
+    }
 }
 
 fn trim_line(buf: &[u8]) -> &[u8] {

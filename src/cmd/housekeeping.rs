@@ -29,14 +29,16 @@ pub fn run(ctx: &Ctx, args: &HousekeepingArgs) -> Result<Exit> {
         return dry_run(ctx, pause_ms);
     }
     let db = ctx.db_path();
-    let Some(_lock) = lock::try_lock(&ctx.paths.state, &db)? else {
+    // The store first: the lock file sits beside it, and a database that
+    // cannot be opened is the error to report.
+    let mut store = ctx.open_store()?;
+    let Some(_lock) = lock::try_lock(&db)? else {
         if ctx.verbose() > 0 {
             eprintln!("ragger: skipped: another pass holds the lock for {}", db.display());
         }
         return Ok(Exit::Locked);
     };
     let flags = Flags::install()?;
-    let mut store = ctx.open_store()?;
     let mut recovered = crate::pipeline::recover_orphans(&mut store)?;
     let mut summarized = Report::default();
     let mut outcome: Option<PassOutcome> = None;

@@ -49,8 +49,21 @@ impl Ctx {
         self.global.db.clone().or_else(|| self.config.database.path.clone()).unwrap_or_else(|| self.paths.default_db())
     }
 
+    /// Open the database; the first time in a process, warn about modes
+    /// that let other users read it or change what ragger trusts.
     pub fn open_store(&self) -> Result<Store> {
-        Store::open(&self.db_path())
+        let db = self.db_path();
+        let store = Store::open(&db)?;
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            let files: Vec<&std::path::Path> =
+                self.sources.iter().filter(|s| s.exists).map(|s| s.path.as_path()).collect();
+            let names_key = self.config.memory_model.api_key_env.as_deref().is_some_and(|v| !v.is_empty());
+            for w in crate::perms::warnings(&db, &files, names_key) {
+                self.warn(&w);
+            }
+        });
+        Ok(store)
     }
 
     pub fn json(&self) -> bool {

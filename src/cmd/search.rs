@@ -9,6 +9,7 @@ use rusqlite::OptionalExtension;
 
 use crate::cli::SearchArgs;
 use crate::cmd::{print_json, Ctx};
+use crate::display;
 use crate::embed::{index, Embedder};
 use crate::exit::{fail, Exit};
 use crate::search::{self, Filters, Hit, QueryVector, Weights};
@@ -85,9 +86,13 @@ fn query_vector(ctx: &Ctx, conn: &rusqlite::Connection, text: &str) -> Result<Op
 
 /// One block per result: a header line (score, level, session, episode
 /// range, time, project) and the text indented below it.
+/// Text from the database is shown with its control characters made
+/// visible, in columns no wider than `display::MAX_COLUMN`.
 fn render(hits: &[Hit]) -> String {
-    let session_w = hits.iter().map(|h| h.session.as_deref().unwrap_or("-").len()).max().unwrap_or(1);
-    let range_w = hits.iter().map(|h| h.episode_range.as_deref().unwrap_or("-").len()).max().unwrap_or(1);
+    let sessions: Vec<String> = hits.iter().map(|h| display::line(h.session.as_deref().unwrap_or("-"))).collect();
+    let ranges: Vec<String> = hits.iter().map(|h| display::line(h.episode_range.as_deref().unwrap_or("-"))).collect();
+    let session_w = display::column_width(sessions.iter().map(String::as_str), 1);
+    let range_w = display::column_width(ranges.iter().map(String::as_str), 1);
     let mut out = String::new();
     for (i, h) in hits.iter().enumerate() {
         if i > 0 {
@@ -97,27 +102,27 @@ fn render(hits: &[Hit]) -> String {
             "{:.3}  L{}  {:<session_w$}  {:<range_w$}  {}",
             h.score,
             h.level,
-            h.session.as_deref().unwrap_or("-"),
-            h.episode_range.as_deref().unwrap_or("-"),
+            sessions[i],
+            ranges[i],
             fmt_time(h.at),
         );
         if let Some(p) = &h.project {
             header.push_str("  ");
-            header.push_str(p);
+            header.push_str(&display::line(p));
         }
         out.push_str(header.trim_end());
         out.push('\n');
-        for line in h.content.lines() {
+        for line in display::text(&h.content).lines() {
             out.push_str("    ");
             out.push_str(line);
             out.push('\n');
         }
         if let Some(terms) = &h.key_terms {
-            out.push_str(&format!("    key terms: {terms}\n"));
+            out.push_str(&format!("    key terms: {}\n", display::line(terms)));
         }
         if let Some(e) = &h.evidence {
             out.push_str(&format!("    found in turn {}:\n", e.turn_id));
-            for line in e.text.lines() {
+            for line in display::text(&e.text).lines() {
                 out.push_str("      ");
                 out.push_str(line);
                 out.push('\n');

@@ -4,6 +4,7 @@ use anyhow::Result;
 
 use crate::cli::SessionsArgs;
 use crate::cmd::{print_json, Ctx};
+use crate::display;
 use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx, args: &SessionsArgs) -> Result<Exit> {
@@ -15,19 +16,23 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> Result<Exit> {
     }
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    let w = rows.iter().map(|r| r.session.chars().count()).max().unwrap_or(7).max(7);
-    let pw = rows.iter().map(|r| r.project.as_deref().unwrap_or("-").chars().count()).max().unwrap_or(7).max(7);
+    // Ids are shown with control characters made visible, in columns no
+    // wider than `display::MAX_COLUMN` (a longer id overflows its column).
+    let shown: Vec<(String, String)> =
+        rows.iter().map(|r| (display::line(&r.session), display::line(r.project.as_deref().unwrap_or("-")))).collect();
+    let w = display::column_width(shown.iter().map(|s| s.0.as_str()), 7);
+    let pw = display::column_width(shown.iter().map(|s| s.1.as_str()), 7);
     writeln!(
         out,
         "{:<w$}  {:<pw$}  {:>5}  {:<20}  {:<20}  {:<6}  SUMMARY",
         "SESSION", "PROJECT", "TURNS", "FIRST", "LAST", "STATE"
     )?;
-    for r in rows {
+    for (r, (session, project)) in rows.iter().zip(&shown) {
         writeln!(
             out,
             "{:<w$}  {:<pw$}  {:>5}  {:<20}  {:<20}  {:<6}  {}",
-            r.session,
-            r.project.as_deref().unwrap_or("-"),
+            session,
+            project,
             r.turns,
             r.first,
             r.last,

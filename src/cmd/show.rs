@@ -6,6 +6,7 @@ use anyhow::Result;
 
 use crate::cli::ShowArgs;
 use crate::cmd::{print_json, Ctx};
+use crate::display::{line, text};
 use crate::exit::{fail, Exit};
 
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
@@ -17,24 +18,26 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
         print_json(&view)?;
         return Ok(Exit::Ok);
     }
+    // Everything from the database is shown with its control characters
+    // made visible (see `display`).
     let mut out = std::io::stdout().lock();
-    let project = view.project.as_deref().map(|p| format!(" (project {p})")).unwrap_or_default();
-    writeln!(out, "session {}{project}, {}", view.session, if view.open { "open" } else { "closed" })?;
+    let project = view.project.as_deref().map(|p| format!(" (project {})", line(p))).unwrap_or_default();
+    writeln!(out, "session {}{project}, {}", line(&view.session), if view.open { "open" } else { "closed" })?;
     writeln!(out)?;
     for t in &view.turns {
         writeln!(out, "turn {}  {}  [{}]", t.id, t.at, t.state)?;
-        writeln!(out, "  user:      {}", one_line(&t.user, 160))?;
-        writeln!(out, "  assistant: {}", one_line(&t.assistant, 160))?;
+        writeln!(out, "  user:      {}", line(&one_line(&t.user, 160)))?;
+        writeln!(out, "  assistant: {}", line(&one_line(&t.assistant, 160)))?;
         if let Some(l2) = &t.l2 {
             let mark = if t.l2_origin.as_deref() == Some("extractive") { " [extractive]" } else { "" };
-            writeln!(out, "  L2:        {l2}{mark}")?;
+            writeln!(out, "  L2:        {}{mark}", text(l2))?;
         }
     }
     if !view.summaries.is_empty() {
         writeln!(out)?;
     }
     for s in &view.summaries {
-        let range = s.episode_range.as_deref().unwrap_or("-");
+        let range = line(s.episode_range.as_deref().unwrap_or("-"));
         let of = if s.level == 3 { "turns" } else { "L3 rows" };
         let mut why = match (s.start_reason.as_deref(), s.start_score) {
             (Some(r), Some(score)) => format!("  started: {r} ({score:.2})"),
@@ -45,9 +48,9 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
             why.push_str("  [extractive]");
         }
         writeln!(out, "L{} summary {}  [{}]  {of} {range}{why}", s.level, s.id, s.status)?;
-        writeln!(out, "  {}", s.content)?;
+        writeln!(out, "  {}", text(&s.content))?;
         if !s.key_terms.is_empty() {
-            writeln!(out, "  key terms: {}", s.key_terms)?;
+            writeln!(out, "  key terms: {}", text(&s.key_terms))?;
         }
     }
     Ok(Exit::Ok)

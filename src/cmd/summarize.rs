@@ -50,13 +50,15 @@ pub fn run(ctx: &Ctx, args: &SummarizeArgs) -> Result<Exit> {
 
 fn once(ctx: &Ctx, args: &SummarizeArgs, flags: &Flags) -> Result<Exit> {
     let db = ctx.db_path();
-    let Some(_lock) = lock::try_lock(&ctx.paths.state, &db)? else {
+    // The store first: the lock file sits beside it, and a database that
+    // cannot be opened is the error to report.
+    let mut store = ctx.open_store()?;
+    let Some(_lock) = lock::try_lock(&db)? else {
         if ctx.verbose() > 0 {
             eprintln!("ragger: skipped: another pass holds the lock for {}", db.display());
         }
         return Ok(Exit::Locked);
     };
-    let mut store = ctx.open_store()?;
     let mut opts = pass_options(ctx, args.session.clone());
     opts.limit = args.limit;
     opts.deadline = deadline(args.max_seconds);
@@ -212,7 +214,7 @@ fn one_line(r: &Report) -> String {
 /// otherwise leave the turn to that pass. Never fails the capture.
 pub fn summarize_session_now(ctx: &Ctx, store: &mut Store, session: &str) {
     let db = ctx.db_path();
-    let lock = match lock::try_lock(&ctx.paths.state, &db) {
+    let lock = match lock::try_lock(&db) {
         Ok(Some(l)) => l,
         Ok(None) => {
             if ctx.verbose() > 0 {

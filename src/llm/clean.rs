@@ -64,10 +64,47 @@ pub fn is_no_merge(cleaned: &str) -> bool {
     sep.chars().all(|c| c == '_' || c == '-' || c.is_whitespace())
 }
 
+/// Whether the tag or token at `start..end` of `text` is written about
+/// rather than leaked: quoted on both sides (`` `</think>` ``, "<|im_end|>"),
+/// or standing as a word inside a sentence ("what <|im_end|> means": text
+/// before it on its line that does not end a sentence, a space on each
+/// side, text after it on its line). Leaks sit at the start or end of the
+/// reply or a line, after a finished sentence, or glued to words.
+fn is_mention(text: &str, start: usize, end: usize) -> bool {
+    const OPENING: &[char] = &['`', '"', '\'', '“', '‘', '«', '(', '['];
+    const CLOSING: &[char] = &['`', '"', '\'', '”', '’', '»', ')', ']'];
+    let (before, after) = (&text[..start], &text[end..]);
+    if before.ends_with(OPENING) && after.starts_with(CLOSING) {
+        return true;
+    }
+    let line_before = before.rsplit('\n').next().unwrap_or_default();
+    let line_after = after.split('\n').next().unwrap_or_default();
+    line_before.ends_with([' ', '\t'])
+        && !line_before.trim().is_empty()
+        && !line_before.trim_end().ends_with(['.', '!', '?', ':', ';'])
+        && line_after.starts_with([' ', '\t'])
+        && !line_after.trim().is_empty()
+}
+
+/// The first occurrence of `tag` in `lower` (the text, ASCII-lowercased)
+/// at or after `from` that is not a mention.
+fn find_leak(text: &str, lower: &str, tag: &str, from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(i) = lower[at..].find(tag) {
+        let pos = at + i;
+        if !is_mention(text, pos, pos + tag.len()) {
+            return Some(pos);
+        }
+        at = pos + tag.len();
+    }
+    None
+}
+
 /// Remove `<think>…</think>` blocks (any of [`REASONING_TAGS`], any case).
 /// An unterminated block runs to the end. A closing tag with no opening
 /// one before it (templates that put `<think>` into the prompt, a repeated
-/// closing tag) drops everything before it.
+/// closing tag) drops everything before it. Tags a summary mentions (see
+/// [`is_mention`]) are text, not blocks.
 fn strip_reasoning(raw: &str) -> String {
     let mut text = raw.to_string();
     for tag in REASONING_TAGS {
@@ -76,10 +113,10 @@ fn strip_reasoning(raw: &str) -> String {
         loop {
             // ASCII lowercasing keeps byte offsets, so positions carry over.
             let lower = text.to_ascii_lowercase();
-            match (lower.find(&open), lower.find(&close)) {
+            match (find_leak(&text, &lower, &open, 0), find_leak(&text, &lower, &close, 0)) {
                 (o, Some(c)) if o.is_none_or(|o| o > c) => text.replace_range(..c + close.len(), ""),
                 (Some(start), _) => {
-                    let end = lower[start..].find(&close).map_or(text.len(), |e| start + e + close.len());
+                    let end = find_leak(&text, &lower, &close, start).map_or(text.len(), |e| e + close.len());
                     text.replace_range(start..end, "");
                 }
                 _ => break,
@@ -130,6 +167,7 @@ fn token_at(s: &str) -> Option<(usize, Token)> {
 
 /// Remove leaked chat-template tokens. Text after an end-of-turn token is
 /// dropped once some answer has been seen (SmolLM-style runaway turns).
+/// Tokens a summary mentions (see [`is_mention`]) are kept as text.
 fn strip_template_tokens(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -141,6 +179,12 @@ fn strip_template_tokens(text: &str) -> String {
             rest = &rest[1..];
             continue;
         };
+        let at = text.len() - rest.len();
+        if is_mention(text, at, at + len) {
+            out.push_str(&rest[..len]);
+            rest = &rest[len..];
+            continue;
+        }
         rest = &rest[len..];
         match kind {
             Token::End if !out.trim().is_empty() => return out,
@@ -329,7 +373,29 @@ mod tests {
     #[test]
     fn tags_formed_by_removing_tokens_are_removed_too() {
         assert_eq!(clean_reply("<thi<|x|>nk>plan</think>The user left."), "The user left.");
-        assert_eq!(clean_reply("The user left.<|im_e<|x|>nd|> more"), "The user left.");
+        assert_eq!(clean_reply("The user left.<|im_e<|x|>nd|>\nmore"), "The user left.");
+    }
+
+    #[test]
+    fn tokens_a_summary_writes_about_are_kept() {
+        for s in [
+            "The user asked what `<|im_end|>` means.",
+            "The user asked what <|im_end|> means in ChatML.",
+            "The user asked what </think> means.",
+            "The user asked why `</think>` shows up and how `<think>` blocks work.",
+            "The user compared the <think> and </think> tags of Qwen.",
+            "The user asked about \"<|im_start|>\" and `<|endoftext|>` tokens.",
+            "The user asked whether </s> ends a sequence and what <s> starts.",
+            "The user asked what <|eot_id|> and <|start_header_id|> do in Llama 3.",
+            "The user saw (<|reserved_special_token_3|>) in the output.",
+        ] {
+            assert_eq!(clean_reply(s), s);
+        }
+        // Leaks around a mention are still cleaned.
+        assert_eq!(
+            clean_reply("<think>plan</think>The user asked what `<|im_end|>` means.<|im_end|>\n<|im_start|>user"),
+            "The user asked what `<|im_end|>` means."
+        );
     }
 
     #[test]

@@ -20,12 +20,20 @@ pub fn from_config(config: &Config, paths: &Paths, verbose: u8) -> Result<Box<dy
                 })?),
                 None => None,
             };
+            if api_key.is_some() && !key_may_travel(&m.url) {
+                return Err(ModelError::Refused(format!(
+                    "[memory_model] url {} is plain http to another machine: the API key named by api_key_env \
+                     would travel in clear text; use a server on this machine or unset api_key_env",
+                    m.url
+                )));
+            }
             let opts = super::http::HttpOptions {
                 url: m.url.clone(),
                 model: m.model.clone(),
                 api_key,
                 timeout: Duration::from_secs(m.timeout_seconds.max(1)),
                 retries: m.retries,
+                tls: m.ca_file.as_deref().map(super::http::tls_with_ca).transpose()?,
             };
             Ok(if m.backend == Backend::Openai {
                 Box::new(super::http::OpenAiModel::new(opts))
@@ -58,11 +66,59 @@ fn local(_: &Config, _: &Paths, _: u8) -> Result<Box<dyn MemoryModel>, ModelErro
     ))
 }
 
+/// Whether an API key may be sent to `url`: not over plain http, unless
+/// the server is on this machine (a loopback address or `localhost`).
+fn key_may_travel(url: &str) -> bool {
+    let lower = url.trim().to_ascii_lowercase();
+    let Some(rest) = lower.strip_prefix("http://") else {
+        return true; // https, or a scheme the client refuses anyway
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host_port.split(':').next().unwrap_or_default(),
+    };
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 /// Where the configured model lives, for messages and `doctor`.
 pub fn location(config: &Config, paths: &Paths) -> String {
     let m = &config.memory_model;
     match m.backend {
         Backend::Local => m.model_path.clone().unwrap_or_else(|| paths.default_gguf()).display().to_string(),
         _ => m.url.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_may_travel;
+
+    #[test]
+    fn an_api_key_travels_in_clear_text_only_to_this_machine() {
+        for url in [
+            "http://127.0.0.1:8080/v1",
+            "http://127.9.9.9/v1",
+            "http://localhost:11434",
+            "HTTP://LOCALHOST:1/v1",
+            "http://[::1]:8080/v1",
+            "http://user@127.0.0.1:8080/v1",
+            "https://api.example.com/v1",
+        ] {
+            assert!(key_may_travel(url), "{url}");
+        }
+        for url in [
+            "http://api.example.com/v1",
+            "http://192.168.1.5:8080/v1",
+            "http://[2001:db8::1]:8080/v1",
+            "http://127.0.0.1.evil.example/v1",
+            "http://localhost.evil.example/v1",
+            "http://127.0.0.1@evil.example/v1",
+        ] {
+            assert!(!key_may_travel(url), "{url}");
+        }
     }
 }

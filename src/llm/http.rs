@@ -2,13 +2,16 @@
 //! `/v1/chat/completions` server and Ollama's native `/api/chat`.
 //!
 //! Owns the wire formats, timeouts, retries with backoff and the mapping of
-//! every failure onto the three [`ModelError`] classes. Plain http only:
-//! these are meant for model servers on the same machine or network.
+//! every failure onto the [`ModelError`] classes. http, or https through
+//! rustls (the usual web roots, plus a private CA from `ca_file`).
 
 use std::fmt;
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::OnceLock;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -20,6 +23,9 @@ const BACKOFF_BASE: Duration = Duration::from_millis(250);
 const BACKOFF_CAP: Duration = Duration::from_secs(8);
 /// Longest server error message quoted in a [`ModelError`].
 const MESSAGE_CHARS: usize = 200;
+/// A response body longer than this is a bad reply for that request (a
+/// runaway generation, a hostile server), never read whole into memory.
+pub const MAX_BODY_BYTES: u64 = 8 << 20;
 
 /// How to reach an HTTP model server.
 #[derive(Clone)]
@@ -32,10 +38,40 @@ pub struct HttpOptions {
     pub model: String,
     /// Sent as `Authorization: Bearer`; never printed.
     pub api_key: Option<String>,
-    /// Connect and read timeout of one request.
+    /// Deadline of one model call, retries included: connecting, sending
+    /// and reading the whole answer (not per read: a server that drips a
+    /// byte a second is cut off too).
     pub timeout: Duration,
     /// Extra attempts after a connection error, 429 or 5xx.
     pub retries: u32,
+    /// TLS settings for https (from [`tls_with_ca`]); `None`: the web roots.
+    pub tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+/// A TLS client configuration that trusts the usual web roots and the
+/// certificates of the PEM file `ca_file` (a private CA, a self-signed
+/// server).
+pub fn tls_with_ca(ca_file: &Path) -> Result<Arc<rustls::ClientConfig>, ModelError> {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::CertificateDer;
+    let bad = |why: String| ModelError::Refused(format!("[memory_model] ca_file {}: {why}", ca_file.display()));
+    let certs = CertificateDer::pem_file_iter(ca_file)
+        .map_err(|e| bad(e.to_string()))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(e.to_string()))?;
+    if certs.is_empty() {
+        return Err(bad("no PEM certificate in it".into()));
+    }
+    let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    for cert in certs {
+        roots.add(cert).map_err(|e| bad(e.to_string()))?;
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(Arc::new(config))
 }
 
 impl fmt::Debug for HttpOptions {
@@ -46,6 +82,7 @@ impl fmt::Debug for HttpOptions {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("timeout", &self.timeout)
             .field("retries", &self.retries)
+            .field("tls", &self.tls.is_some())
             .finish()
     }
 }
@@ -98,7 +135,7 @@ impl MemoryModel for OpenAiModel {
 
     fn preflight(&self) -> Result<(), ModelError> {
         let url = self.client.endpoint("/models");
-        let listing = self.client.call(&url, None)?;
+        let listing = self.client.call(&url, None).map_err(listing_failed)?;
         let ids: Vec<&str> = listing
             .get("data")
             .and_then(Value::as_array)
@@ -139,7 +176,7 @@ impl MemoryModel for OllamaModel {
 
     fn preflight(&self) -> Result<(), ModelError> {
         let url = self.client.endpoint("/api/tags");
-        let listing = self.client.call(&url, None)?;
+        let listing = self.client.call(&url, None).map_err(listing_failed)?;
         let names: Vec<&str> = listing
             .get("models")
             .and_then(Value::as_array)
@@ -168,6 +205,14 @@ impl MemoryModel for OllamaModel {
         let url = self.client.endpoint("/api/chat");
         let reply = self.client.call(&url, Some(&body))?;
         parse_ollama_reply(&url, &reply)
+    }
+}
+
+/// A model listing that fails is no item's fault: the server is not usable.
+fn listing_failed(e: ModelError) -> ModelError {
+    match e {
+        ModelError::BadReply(m) => ModelError::Unavailable(m),
+        other => other,
     }
 }
 
@@ -294,12 +339,17 @@ enum Failure {
 
 impl Client {
     fn new(opts: HttpOptions) -> Self {
-        let agent = ureq::AgentBuilder::new()
+        // Each request gets the call's remaining time as its overall
+        // deadline (see `attempt`); ureq applies it to pooled connections
+        // too, where per-read timeouts are not set.
+        let mut agent = ureq::AgentBuilder::new()
             .timeout_connect(opts.timeout)
-            .timeout_read(opts.timeout)
-            .timeout_write(opts.timeout)
-            .user_agent(concat!("ragger/", env!("CARGO_PKG_VERSION")))
-            .build();
+            .timeout(opts.timeout)
+            .user_agent(concat!("ragger/", env!("CARGO_PKG_VERSION")));
+        if let Some(tls) = opts.tls {
+            agent = agent.tls_config(tls);
+        }
+        let agent = agent.build();
         Client {
             url: opts.url.trim_end_matches('/').to_string(),
             model: opts.model,
@@ -373,17 +423,22 @@ impl Client {
     }
 
     /// GET (no body) or POST a JSON body; retry what may succeed later.
+    /// The whole call, retries and waits included, ends within `timeout`.
     fn call(&self, url: &str, body: Option<&Value>) -> Result<Value, ModelError> {
+        let deadline = Instant::now() + self.timeout;
         let mut attempt = 0;
         loop {
-            let failure = match self.attempt(url, body) {
+            let failure = match self.attempt(url, body, deadline) {
                 Ok(text) => return parse_json(url, &text),
                 Err(f) => f,
             };
             match failure {
-                Failure::Retry { error: _, retry_after } if attempt < self.retries => {
+                Failure::Retry { error, retry_after } if attempt < self.retries => {
                     let delay = self.backoff.saturating_mul(1 << attempt.min(16)).min(BACKOFF_CAP);
                     let delay = retry_after.map_or(delay, |ra| delay.max(ra)).min(BACKOFF_CAP);
+                    if Instant::now() + delay >= deadline {
+                        return Err(error);
+                    }
                     thread::sleep(delay);
                     attempt += 1;
                 }
@@ -392,11 +447,15 @@ impl Client {
         }
     }
 
-    fn attempt(&self, url: &str, body: Option<&Value>) -> Result<String, Failure> {
+    fn attempt(&self, url: &str, body: Option<&Value>, deadline: Instant) -> Result<String, Failure> {
+        let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+            return Err(self.timed_out(url));
+        };
         let mut req = match body {
             Some(_) => self.agent.post(url),
             None => self.agent.get(url),
-        };
+        }
+        .timeout(left);
         if let Some(key) = &self.api_key {
             req = req.set("Authorization", &format!("Bearer {key}"));
         }
@@ -405,7 +464,7 @@ impl Client {
             None => req.call(),
         };
         match result {
-            Ok(resp) => resp.into_string().map_err(|e| self.io_failure(url, &e)),
+            Ok(resp) => self.read_body(url, resp),
             Err(ureq::Error::Status(code, resp)) => Err(status_failure(url, code, resp)),
             Err(ureq::Error::Transport(t)) => Err(self.transport_failure(url, &t)),
         }
@@ -421,12 +480,7 @@ impl Client {
         let detail = transport_detail(t);
         match t.kind() {
             K::InvalidUrl | K::UnknownScheme | K::InsecureRequestHttpsOnly => {
-                let hint = if url.starts_with("https:") {
-                    " (this build speaks plain http only; use an http:// URL)"
-                } else {
-                    ""
-                };
-                Failure::Final(ModelError::Refused(format!("{url}: {detail}{hint}")))
+                Failure::Final(ModelError::Refused(format!("{url}: {detail}")))
             }
             // Refused, DNS, reset or a connection closed without an
             // answer: the server may be starting or restarting.
@@ -438,15 +492,31 @@ impl Client {
         }
     }
 
+    /// The body as text, up to [`MAX_BODY_BYTES`]: a longer one is a bad
+    /// reply for this request, not a sign that the server is down.
+    fn read_body(&self, url: &str, resp: ureq::Response) -> Result<String, Failure> {
+        let mut bytes = Vec::new();
+        resp.into_reader().take(MAX_BODY_BYTES + 1).read_to_end(&mut bytes).map_err(|e| self.io_failure(url, &e))?;
+        if bytes.len() as u64 > MAX_BODY_BYTES {
+            return Err(Failure::Final(ModelError::BadReply(format!(
+                "{url}: reply body longer than {} MiB",
+                MAX_BODY_BYTES >> 20
+            ))));
+        }
+        String::from_utf8(bytes)
+            .map_err(|_| Failure::Final(ModelError::BadReply(format!("{url}: reply body is not UTF-8"))))
+    }
+
+    fn timed_out(&self, url: &str) -> Failure {
+        Failure::Final(ModelError::Unavailable(format!("no answer from {url} within {}s", self.timeout.as_secs_f32())))
+    }
+
     /// A timed-out read is not retried: the same request would most likely
     /// time out again, and the run is better stopped (exit 69) than
     /// blocked for `timeout × retries`.
     fn io_failure(&self, url: &str, e: &std::io::Error) -> Failure {
         if is_timeout(e) {
-            Failure::Final(ModelError::Unavailable(format!(
-                "no answer from {url} within {}s",
-                self.timeout.as_secs_f32()
-            )))
+            self.timed_out(url)
         } else {
             Failure::Retry {
                 error: ModelError::Unavailable(format!("connection to {url} failed: {e}")),
@@ -482,8 +552,16 @@ fn status_failure(url: &str, code: u16, resp: ureq::Response) -> Failure {
         format!("HTTP {code} from {url}: {message}")
     };
     match code {
-        429 | 500..=599 => Failure::Retry { error: ModelError::Unavailable(text), retry_after },
-        400..=499 => Failure::Final(ModelError::Refused(text)),
+        // The server is busy, restarting, or behind a proxy that lost it.
+        408 | 429 | 502 | 503 | 504 => Failure::Retry { error: ModelError::Unavailable(text), retry_after },
+        // The configuration is wrong (key, model name, URL): no item helps.
+        401 | 403 | 404 | 405 => Failure::Final(ModelError::Refused(text)),
+        // The server is up and failed this request (500 from a prompt that
+        // crashes a template, …): another try may pass, then it is the
+        // item's fault.
+        500..=599 => Failure::Retry { error: ModelError::BadReply(text), retry_after },
+        // This request was refused for its content (400 from a content
+        // filter, 413 or 422 for a prompt too long): the item's fault.
         _ => Failure::Final(ModelError::BadReply(text)),
     }
 }
@@ -570,6 +648,7 @@ mod tests {
             api_key: Some("sk-secret".into()),
             timeout: Duration::from_secs(1),
             retries: 0,
+            tls: None,
         };
         assert!(!format!("{opts:?}").contains("sk-secret"));
         assert!(!format!("{:?}", OpenAiModel::new(opts)).contains("sk-secret"));
@@ -583,6 +662,7 @@ mod tests {
             api_key: None,
             timeout: Duration::from_secs(1),
             retries: 0,
+            tls: None,
         };
         let m = OpenAiModel::new(opts("qwen2.5-0.5b"));
         assert_eq!(m.model_id(), "openai:qwen2.5-0.5b");

@@ -9,7 +9,9 @@ pub mod http;
 pub mod local;
 
 use std::fmt;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -70,16 +72,24 @@ pub struct Reply {
     pub usage: Usage,
 }
 
-/// The three classes of failure the pipeline acts on differently.
+/// The classes of failure the pipeline acts on differently.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelError {
-    /// Connection refused, DNS, timeout, 5xx after retries, model file
-    /// missing: stop the run (exit 69), count no attempt against any item.
+    /// The server is down or overloaded: connection refused, DNS, timeout,
+    /// 429/502/503/504 after retries, model file missing: stop the run
+    /// (exit 69), count no attempt against any item.
     Unavailable(String),
-    /// Unparseable or empty reply: counts one attempt against that item.
+    /// This request failed while the server is up: an unparseable, empty or
+    /// oversized reply, a 400/413/422 (a content filter, a prompt too long)
+    /// or a 500 after retries. Counts one attempt against that item; the
+    /// pass moves on to the next.
     BadReply(String),
-    /// 4xx (bad model name, bad key): exit 78 with the server's message.
+    /// 401/403/404/405 (bad model name, bad key, wrong URL): exit 78 with
+    /// the server's message.
     Refused(String),
+    /// The call was abandoned in flight: a signal or `--max-seconds` asked
+    /// the pass to stop. Counts no attempt; the item stays pending.
+    Interrupted,
 }
 
 impl fmt::Display for ModelError {
@@ -88,6 +98,7 @@ impl fmt::Display for ModelError {
             ModelError::Unavailable(m) => write!(f, "memory model unavailable: {m}"),
             ModelError::BadReply(m) => write!(f, "bad reply from memory model: {m}"),
             ModelError::Refused(m) => write!(f, "memory model refused the request: {m}"),
+            ModelError::Interrupted => write!(f, "memory model call interrupted"),
         }
     }
 }
@@ -135,6 +146,82 @@ pub fn complete(model: &dyn MemoryModel, req: &Request) -> Result<Reply, ModelEr
         )));
     }
     Ok(Reply { text, usage: raw.usage })
+}
+
+/// When a pass wants its model calls abandoned: a stop flag (set by
+/// SIGINT/SIGTERM) and a deadline (`--max-seconds`).
+#[derive(Clone, Debug, Default)]
+pub struct Cancel {
+    pub stop: Option<Arc<AtomicBool>>,
+    pub deadline: Option<Instant>,
+}
+
+impl Cancel {
+    pub fn requested(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// How often a waiting caller looks at its [`Cancel`].
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// A model whose calls can be abandoned in flight: each call runs on its
+/// own thread while the caller waits for the answer or the [`Cancel`],
+/// whichever comes first. An abandoned call finishes (or times out) on its
+/// thread and its answer is dropped; the item it was for stays pending.
+pub struct Interruptible {
+    inner: Arc<dyn MemoryModel>,
+    cancel: Cancel,
+}
+
+impl Interruptible {
+    pub fn new(inner: Box<dyn MemoryModel>, cancel: Cancel) -> Self {
+        Interruptible { inner: Arc::from(inner), cancel }
+    }
+
+    fn run<R: Send + 'static>(
+        &self,
+        call: impl FnOnce(&dyn MemoryModel) -> Result<R, ModelError> + Send + 'static,
+    ) -> Result<R, ModelError> {
+        if self.cancel.requested() {
+            return Err(ModelError::Interrupted);
+        }
+        let (tx, rx) = mpsc::channel();
+        let inner = Arc::clone(&self.inner);
+        std::thread::Builder::new()
+            .name("model-call".into())
+            .spawn(move || {
+                let _ = tx.send(call(inner.as_ref()));
+            })
+            .map_err(|e| ModelError::Unavailable(format!("cannot start a thread for the model call: {e}")))?;
+        loop {
+            match rx.recv_timeout(CANCEL_POLL) {
+                Ok(result) => return result,
+                Err(mpsc::RecvTimeoutError::Timeout) if self.cancel.requested() => return Err(ModelError::Interrupted),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(ModelError::BadReply("model call panicked".into()))
+                }
+            }
+        }
+    }
+}
+
+impl MemoryModel for Interruptible {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn model_id(&self) -> String {
+        self.inner.model_id()
+    }
+    fn preflight(&self) -> Result<(), ModelError> {
+        self.run(|m| m.preflight())
+    }
+    fn generate(&self, req: &Request) -> Result<Reply, ModelError> {
+        let req = req.clone();
+        self.run(move |m| m.generate(&req))
+    }
 }
 
 /// Shorten a string for an error message, on a char boundary.

@@ -19,7 +19,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::config::{Fold, Summaries};
-use crate::llm::{MemoryModel, ModelError};
+use crate::llm::{Cancel, Interruptible, MemoryModel, ModelError};
 use crate::signals::Flags;
 use crate::store::Store;
 
@@ -120,6 +120,8 @@ pub enum Stop {
 pub struct ModelSlot<'a> {
     make: Box<dyn FnMut() -> Result<Box<dyn MemoryModel>, ModelError> + 'a>,
     model: Option<Box<dyn MemoryModel>>,
+    /// When calls in flight are abandoned (set by [`run_pass`]).
+    cancel: Cancel,
     /// How many times a model was created (0 when the run had no work).
     pub loads: u32,
     /// The embedder for the segmenter's turn vectors (none: no embedding
@@ -129,14 +131,25 @@ pub struct ModelSlot<'a> {
 
 impl<'a> ModelSlot<'a> {
     pub fn new(make: impl FnMut() -> Result<Box<dyn MemoryModel>, ModelError> + 'a) -> Self {
-        ModelSlot { make: Box::new(make), model: None, loads: 0, vectors: vectors::TurnVectors::none() }
+        ModelSlot {
+            make: Box::new(make),
+            model: None,
+            cancel: Cancel::default(),
+            loads: 0,
+            vectors: vectors::TurnVectors::none(),
+        }
     }
+    /// The model, created and preflighted at the first call. Its calls,
+    /// the preflight included, end early when the pass is asked to stop.
     pub fn get(&mut self) -> Result<&dyn MemoryModel, ModelError> {
         if self.model.is_none() {
-            let m = (self.make)()?;
+            if self.cancel.requested() {
+                return Err(ModelError::Interrupted);
+            }
+            let m = Interruptible::new((self.make)()?, self.cancel.clone());
             m.preflight()?;
             self.loads += 1;
-            self.model = Some(m);
+            self.model = Some(Box::new(m));
         }
         Ok(self.model.as_deref().expect("just set"))
     }
@@ -188,6 +201,7 @@ pub fn run_pass(
         },
         None => None,
     };
+    slot.cancel = Cancel { stop: Some(flags.stop.clone()), deadline: opts.deadline };
     let mut stop = None;
     'pass: loop {
         if flags.stopped() {
@@ -217,6 +231,14 @@ pub fn run_pass(
                         on_item(level);
                     }
                     continue 'pass;
+                }
+                // A call abandoned for a signal (or the deadline, which
+                // ends the pass like running out of work does).
+                Step::Stop(ModelError::Interrupted) => {
+                    if flags.stopped() {
+                        stop = Some(Stop::Interrupted);
+                    }
+                    break 'pass;
                 }
                 Step::Stop(e) => {
                     stop = Some(Stop::Model(e));

@@ -50,6 +50,14 @@ impl Store {
             }
         }
         let existed = path.exists();
+        // An empty file left by `touch` or another tool becomes the
+        // database: give it the mode ragger creates databases with.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            use std::os::unix::fs::PermissionsExt;
+            // Best effort: another user's file stays as it is, and the
+            // mode warning names it.
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
         if !existed {
             // Create the file 0600 before SQLite does (it would use the umask).
             use std::os::unix::fs::OpenOptionsExt;

@@ -183,13 +183,14 @@ fn max_seconds_bounds_the_summarize_work_and_still_closes_idle_sessions() {
     });
     let env = Env::new().with_server(&s);
     // "done" has its only turn summarised and folded already; "backlog" has
-    // six turns waiting, more than 0.5 s of model calls.
+    // six turns waiting, more than 1 s of model calls (the preflight and
+    // each call take 0.3 s; the call in flight at the deadline is abandoned).
     env.capture("done", "a", "b", &["--at", &minutes_ago(30)]).ok();
     env.run(&["summarize", "--once"]).ok();
     for i in 0..6 {
         env.capture("backlog", &format!("q{i}"), "a", &["--at", &minutes_ago(25)]).ok();
     }
-    let r = env.run(&["housekeeping", "--json", "--max-seconds", "0.5"]).ok().json();
+    let r = env.run(&["housekeeping", "--json", "--max-seconds", "1"]).ok().json();
     let done = r["summarized"]["l2"].as_u64().unwrap();
     assert!((1..6).contains(&done), "stopped taking work after the deadline: {r}");
     assert!(r["summarized"]["remaining"].as_u64().unwrap() > 0, "{r}");

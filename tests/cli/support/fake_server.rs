@@ -43,6 +43,9 @@ pub enum Action {
     Raw(u16, String),
     /// Never answer; the connection is closed when the server stops.
     Hang,
+    /// Send a 200 head announcing a long body, then one byte of it every
+    /// interval until the server stops: defeats any per-read timeout.
+    Drip(Duration),
 }
 
 impl Action {
@@ -340,6 +343,18 @@ fn respond(w: &mut TcpStream, req: &Recorded, action: Action, state: &State, clo
         Action::Drop => return false,
         Action::Hang => {
             state.wait_for_stop();
+            return false;
+        }
+        Action::Drip(every) => {
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n";
+            if w.write_all(head.as_bytes()).is_err() {
+                return false;
+            }
+            while state.sleep(every) {
+                if w.write_all(b" ").and_then(|_| w.flush()).is_err() {
+                    break;
+                }
+            }
             return false;
         }
         Action::Malformed => (200, r#"{"choices": [{"message": {"content": "cut"#.to_string()),

@@ -144,6 +144,35 @@ impl Env {
         self.command(args).output().expect("run ragger").into()
     }
 
+    /// Run, killing ragger if it is still running after `limit` (a hang
+    /// fails the test instead of blocking it); also returns how long it ran.
+    #[track_caller]
+    pub fn run_within(&self, args: &[&str], limit: std::time::Duration) -> (Run, std::time::Duration) {
+        let mut c = self.command(args);
+        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        self.finish_within(c.spawn().expect("spawn ragger"), limit)
+    }
+
+    /// Wait for `child` as [`Env::run_within`] does.
+    #[track_caller]
+    pub fn finish_within(
+        &self,
+        mut child: std::process::Child,
+        limit: std::time::Duration,
+    ) -> (Run, std::time::Duration) {
+        let started = std::time::Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if started.elapsed() > limit {
+                let _ = child.kill();
+                let out = child.wait_with_output().expect("wait");
+                panic!("ragger still running after {limit:?}; stderr: {}", String::from_utf8_lossy(&out.stderr));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let elapsed = started.elapsed();
+        (child.wait_with_output().expect("wait").into(), elapsed)
+    }
+
     pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Run {
         let mut c = self.command(args);
         c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
