@@ -33,6 +33,8 @@ pub struct Turn {
     pub assistant: String,
     pub at: i64,
     pub id: Option<String>,
+    /// Secrets replaced in its texts (counted per session for `status`).
+    pub redactions: i64,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -40,6 +42,10 @@ pub struct Counts {
     pub stored: u64,
     pub duplicates: u64,
     pub rejected: u64,
+    /// Turns skipped: an excluded project or a `.ragger-ignore` folder.
+    pub excluded: u64,
+    /// Secrets replaced by markers in the turns read.
+    pub redactions: u64,
 }
 
 /// Check a turn; the error says what is wrong (the caller adds where).
@@ -76,7 +82,7 @@ pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Tu
     };
     let project = input.project.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
     let id = input.id.filter(|k| !k.is_empty());
-    Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id })
+    Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id, redactions: 0 })
 }
 
 /// Parse one JSON line into a turn input, with a short reason on failure.
@@ -121,10 +127,11 @@ pub fn insert(tx: &Transaction<'_>, t: &Turn) -> rusqlite::Result<bool> {
     // completed at close, so the next fold starts a new one.
     tx.prepare_cached(
         "UPDATE sessions SET first_at = min(first_at, ?2), last_at = max(last_at, ?2),
-                closed_at = NULL, project = coalesce(project, ?3), tokens = tokens + ?4
+                closed_at = NULL, project = coalesce(project, ?3), tokens = tokens + ?4,
+                redactions = redactions + ?5
          WHERE id = ?1",
     )?
-    .execute(params![session_id, t.at, t.project, tokens])?;
+    .execute(params![session_id, t.at, t.project, tokens, t.redactions])?;
     Ok(true)
 }
 

@@ -175,4 +175,9 @@ CREATE TABLE runs (
     counts     TEXT                                   -- JSON
 );
 "#,
+    // 2 (privacy): secrets redacted at capture, counted per session for
+    // `status` (a sum over sessions, not a scan of the turns' texts).
+    r#"
+ALTER TABLE sessions ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
+"#,
 ];

@@ -11,5 +11,6 @@ mod housekeeping;
 mod local;
 mod packaging;
 mod pipeline;
+mod privacy;
 mod search;
 mod store;
