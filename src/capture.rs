@@ -7,8 +7,9 @@ use serde::Deserialize;
 
 use crate::store::{estimate_tokens, now_ms, parse_time};
 
-/// One turn as given on the command line or as a JSON line.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+/// One turn as given on the command line or as a JSON line (and as
+/// `ragger export --format jsonl` writes it).
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TurnInput {
     pub session: String,

@@ -8,6 +8,8 @@ pub mod config;
 pub mod embed;
 pub mod exclude;
 pub mod exit;
+pub mod export;
+pub mod forget;
 pub mod housekeeping;
 pub mod inspect;
 pub mod llm;

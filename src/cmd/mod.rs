@@ -7,8 +7,11 @@ pub mod completions;
 pub mod config;
 pub mod doctor;
 pub mod embed;
+pub mod export;
+pub mod forget;
 pub mod housekeeping;
 pub mod man;
+pub mod redact;
 pub mod reembed;
 pub mod search;
 pub mod sessions;
@@ -118,6 +121,9 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Embed(a) => embed::run(&ctx, &a),
         Command::Reembed(a) => reembed::run(&ctx, &a),
         Command::Check => check::run(&ctx),
+        Command::Forget(a) => forget::run(&ctx, &a),
+        Command::Redact(a) => redact::run(&ctx, &a),
+        Command::Export(a) => export::run(&ctx, &a),
         Command::Doctor => doctor::run(&ctx),
         Command::Config(a) => config::run(&ctx, &a),
         Command::Completions(_) | Command::Man(_) => unreachable!(),

@@ -88,3 +88,142 @@ fn a_ragger_ignore_file_in_a_parent_folder_skips_capture() {
     env.capture("s1", "u", "a", &[]).ok();
     assert_eq!(env.status()["turns"], 1);
 }
+
+/// Two sessions of project `app`, summarized and closed (so their L3s fold
+/// into the project's L4); the second turn of s1 mentions `zebracorn`.
+fn summarized_project() -> (crate::support::FakeServer, Env) {
+    let server = crate::support::FakeServer::start(crate::pipeline::topic_reply);
+    let env = Env::new().with_server(&server);
+    let at = crate::support::minutes_ago(60);
+    for (s, topics) in [("s1", ["db", "zebracorn", "db"]), ("s2", ["ui", "ui", "ui"])] {
+        for (i, t) in topics.iter().enumerate() {
+            let user = format!("Question {i} about [topic:{t}] in {s}");
+            env.capture(s, &user, &format!("Answer {i}."), &["--project", "app", "--at", &at]).ok();
+        }
+    }
+    env.run(&["housekeeping"]).ok();
+    assert!(contains(&db_bytes(&env), "zebracorn"), "the setup must have stored the word");
+    let l4: i64 = env.sql().query_row("SELECT count(*) FROM summaries WHERE level = 4", [], |r| r.get(0)).unwrap();
+    assert!(l4 > 0, "the setup must have built a project summary");
+    env.assert_check();
+    (server, env)
+}
+
+#[test]
+fn forget_removes_every_byte_of_the_turn_and_its_summaries_then_refolds_the_rest() {
+    let (_server, env) = summarized_project();
+    let dry = env.run(&["forget", "--match", "ZEBRACORN", "--dry-run"]).ok();
+    assert!(dry.stdout.contains("would forget 1 turns"), "{}", dry.stdout);
+    assert!(contains(&db_bytes(&env), "zebracorn"), "--dry-run must change nothing");
+    let r = env.run(&["forget", "--match", "zebracorn", "--json"]).ok().json();
+    assert_eq!(r["turns"], 1);
+    assert!(r["summaries_removed"].as_u64().unwrap() >= 2, "its L3 and the L4 built from it: {r}");
+    let bytes = db_bytes(&env);
+    assert!(!contains(&bytes, "zebracorn") && !contains(&bytes, "Zebracorn"), "forgotten text left in the files");
+    env.assert_check();
+    let st = env.status();
+    assert_eq!(st["turns"], 5);
+    // The next pass folds what remains again, and the invariants still hold.
+    env.run(&["housekeeping"]).ok();
+    let st = env.status();
+    assert_eq!(
+        (st["pending_l2"].as_i64(), st["pending_l3"].as_i64(), st["pending_l4"].as_i64()),
+        (Some(0), Some(0), Some(0))
+    );
+    let l4: i64 = env.sql().query_row("SELECT count(*) FROM summaries WHERE level = 4", [], |r| r.get(0)).unwrap();
+    assert!(l4 > 0, "the project summary is built again");
+    env.assert_check();
+    assert!(!contains(&db_bytes(&env), "zebracorn"));
+}
+
+#[test]
+fn forget_by_session_removes_the_session_and_filters_combine() {
+    let (_server, env) = summarized_project();
+    // Filters combine: s2 has no zebracorn, so nothing goes.
+    let r = env.run(&["forget", "--session", "s2", "--match", "zebracorn", "--json"]).ok().json();
+    assert_eq!(r["turns"], 0);
+    let r = env.run(&["forget", "--session", "s2", "--json"]).ok().json();
+    assert_eq!((r["turns"].as_i64(), r["sessions_removed"].as_i64()), (Some(3), Some(1)));
+    env.run(&["show", "s2"]).code(1);
+    env.assert_check();
+    let r = env.run(&["forget", "--before", "2000-01-01", "--json"]).ok().json();
+    assert_eq!(r["turns"], 0);
+    let r = env.run(&["forget", "--before", "yesterday"]).code(2);
+    assert!(r.stderr.contains("--before"), "{}", r.stderr);
+    let r = env.run(&["forget"]).code(2);
+    assert!(r.stderr.contains("--session"), "{}", r.stderr);
+}
+
+#[test]
+fn redact_applies_new_rules_to_a_stored_database() {
+    let (_server, env) = summarized_project();
+    // A rule added later: zebracorn is a secret now.
+    let env = env.with_config("[privacy]\nextra_patterns = [\"zebracorn\"]");
+    let r = env.run(&["redact", "--dry-run", "--json"]).ok().json();
+    assert!(r["secrets"].as_u64().unwrap() >= 2, "{r}");
+    assert!(contains(&db_bytes(&env), "zebracorn"), "--dry-run must change nothing");
+    let r = env.run(&["redact", "--json"]).ok().json();
+    assert!(r["turns_changed"].as_u64().unwrap() >= 1 && r["summaries_changed"].as_u64().unwrap() >= 1, "{r}");
+    assert!(!contains(&db_bytes(&env), "zebracorn"), "old text left in the files");
+    let hits = env.run(&["search", "REDACTED", "--json"]);
+    assert_eq!(hits.code, 0, "{}", hits.stderr);
+    assert!(env.status()["redactions"].as_u64().unwrap() >= 2);
+    env.assert_check();
+    let again = env.run(&["redact", "--json"]).ok().json();
+    assert_eq!(again["secrets"], 0, "redacting twice changes nothing");
+}
+
+#[test]
+fn jsonl_export_reads_back_into_an_empty_database_with_the_same_turns() {
+    let env = Env::new();
+    env.capture(
+        "s1",
+        "first question ünïcödé",
+        "answer\nwith lines",
+        &["--project", "app", "--at", "2026-01-02T03:04:05.678Z", "--id", "k1"],
+    )
+    .ok();
+    env.capture("s1", "second", "reply", &["--project", "app", "--at", "2026-01-02T03:05:00Z"]).ok();
+    env.capture("s2", "no project here", "ok", &["--at", "2026-01-03T00:00:00Z"]).ok();
+    let first = env.run(&["export", "--format", "jsonl"]).ok().stdout;
+    assert_eq!(first.lines().count(), 3, "{first}");
+    let copy = Env::new();
+    let r = copy.run_stdin(&["capture", "--stdin", "--json"], first.as_bytes()).ok();
+    assert_eq!(r.json()["stored"], 3);
+    let second = copy.run(&["export", "--format", "jsonl"]).ok().stdout;
+    assert_eq!(first, second, "the round trip changed the turns");
+    assert_eq!(copy.show("s1")["project"], "app");
+    assert_eq!(copy.show("s1")["turns"][0]["at"], "2026-01-02T03:04:05Z");
+    // Reading the export again is idempotent where the turns had keys.
+    let r = copy.run_stdin(&["capture", "--stdin", "--json"], first.lines().next().unwrap().as_bytes()).ok();
+    assert_eq!(r.json()["duplicates"], 1);
+    // Filters.
+    let only =
+        env.run(&["export", "--format", "jsonl", "--project", "app", "--since", "2026-01-02T03:05:00Z"]).ok().stdout;
+    assert_eq!(only.lines().count(), 1, "{only}");
+    assert!(only.contains("\"second\""));
+}
+
+#[test]
+fn markdown_export_has_project_summary_segments_and_turns_in_a_private_file() {
+    let (_server, env) = summarized_project();
+    let out = env.path("export.md");
+    env.run(&["export", "--turns", "-o", out.to_str().unwrap()]).ok();
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o600);
+    let md = std::fs::read_to_string(&out).unwrap();
+    for want in [
+        "# Project: app",
+        "## Project summary",
+        "## Session s1",
+        "### Segment 1",
+        "**User:** Question 1 about [topic:zebracorn] in s1",
+    ] {
+        assert!(md.contains(want), "missing {want:?} in\n{md}");
+    }
+    let without = env.run(&["export", "--session", "s2"]).ok().stdout;
+    assert!(
+        without.contains("## Session s2") && !without.contains("## Session s1") && !without.contains("**User:**"),
+        "{without}"
+    );
+}
