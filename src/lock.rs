@@ -30,7 +30,9 @@ pub fn lock_path(state_dir: &Path, db: &Path) -> PathBuf {
 pub fn try_lock(state_dir: &Path, db: &Path) -> Result<Option<RunLock>> {
     create_private_dir(state_dir).with_context(|| format!("creating state folder {}", state_dir.display()))?;
     let path = lock_path(state_dir, db);
+    use std::os::unix::fs::OpenOptionsExt;
     let file = File::options()
+        .mode(0o600)
         .create(true)
         .truncate(false)
         .write(true)

@@ -62,3 +62,9 @@ pub fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
     f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     Ok(f)
 }
+
+/// Whether a file's group or other users may read it.
+pub fn readable_by_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).map(|m| m.permissions().mode() & 0o044 != 0).unwrap_or(false)
+}

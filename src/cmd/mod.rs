@@ -53,7 +53,27 @@ impl Ctx {
     }
 
     pub fn open_store(&self) -> Result<Store> {
-        Store::open(&self.db_path())
+        let store = Store::open(&self.db_path())?;
+        self.warn_if_readable_by_others(&store.path);
+        Ok(store)
+    }
+
+    /// The database holds every conversation, and the config file that
+    /// names an API key variable says where a key lives: both should be
+    /// private to their owner (ragger creates them 0600).
+    fn warn_if_readable_by_others(&self, db: &std::path::Path) {
+        use crate::paths::readable_by_others;
+        if readable_by_others(db) {
+            self.warn(&format!("warning: {} is readable by other users; run chmod 600 on it", db.display()));
+        }
+        if self.config.memory_model.api_key_env.is_some() {
+            for s in self.sources.iter().filter(|s| s.exists && readable_by_others(&s.path)) {
+                self.warn(&format!(
+                    "warning: {} names an api_key_env and is readable by other users; run chmod 600 on it",
+                    s.path.display()
+                ));
+            }
+        }
     }
 
     pub fn json(&self) -> bool {

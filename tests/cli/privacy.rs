@@ -227,3 +227,47 @@ fn markdown_export_has_project_summary_segments_and_turns_in_a_private_file() {
         "{without}"
     );
 }
+
+fn mode(p: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())).permissions().mode() & 0o777
+}
+
+#[test]
+fn every_file_ragger_writes_is_private_and_a_readable_database_is_warned_about() {
+    let (_server, env) = summarized_project();
+    let db = env.db();
+    let side = |s: &str| {
+        let mut p = db.clone().into_os_string();
+        p.push(s);
+        std::path::PathBuf::from(p)
+    };
+    assert_eq!(mode(&db), 0o600);
+    assert_eq!(mode(&side("-wal")), 0o600);
+    assert_eq!(mode(&side("-shm")), 0o600);
+    assert_eq!(mode(db.parent().unwrap()), 0o700);
+    let locks: Vec<_> = std::fs::read_dir(env.path("state/ragger")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(!locks.is_empty());
+    for l in &locks {
+        assert_eq!(mode(l), 0o600, "{}", l.display());
+    }
+    assert_eq!(mode(&env.path("state/ragger")), 0o700);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let r = env.capture("s9", "a", "b", &[]).ok();
+    assert!(r.stderr.contains("readable by other users"), "{}", r.stderr);
+    let r = env.capture("s9", "a", "b", &["-q"]).ok();
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn a_config_naming_an_api_key_env_readable_by_others_is_warned_about() {
+    let env = Env::new().with_config("[memory_model]\napi_key_env = \"MY_KEY\"");
+    env.capture("s1", "a", "b", &[]).ok();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(env.config_path(), std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(env.capture("s1", "a", "b", &[]).ok().stderr, "");
+    std::fs::set_permissions(env.config_path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let r = env.capture("s1", "a", "b", &[]).ok();
+    assert!(r.stderr.contains("names an api_key_env"), "{}", r.stderr);
+}
