@@ -10,9 +10,16 @@
 //! Redacting is idempotent: a marker matches no detector.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use anyhow::Result;
+use regex::bytes::{Regex as BytesRegex, RegexBuilder};
 use regex::Regex;
+use regex_lite::Regex as LiteRegex;
+
+fn builtin_regex(pattern: &str) -> std::result::Result<BytesRegex, regex::Error> {
+    RegexBuilder::new(pattern).unicode(false).build()
+}
 
 use crate::capture::TurnInput;
 use crate::config::Privacy;
@@ -35,9 +42,54 @@ type Check = fn(&str) -> bool;
 
 struct Detector {
     kind: Cow<'static, str>,
-    re: Regex,
+    /// Lower-case strings of which one must be in the text; empty: always run.
+    anchors: &'static [&'static str],
+    tail: usize,
+    run: usize,
+    pattern: Cow<'static, str>,
+    /// Compiled on first need: regex-lite for short texts (it compiles in
+    /// microseconds; a capture is one short turn), the `regex` crate for
+    /// long ones (it compiles in a few hundred microseconds but scans a
+    /// megabyte in about one millisecond, where regex-lite takes 150).
+    lite: OnceLock<LiteRegex>,
+    full: OnceLock<BytesRegex>,
     show: Show,
     check: Option<Check>,
+}
+
+/// Texts at least this long are scanned with the `regex` crate.
+const LONG_TEXT: usize = 16 << 10;
+
+/// Byte ranges of one match and of its named groups.
+struct Hit {
+    whole: std::ops::Range<usize>,
+    s: Option<std::ops::Range<usize>>,
+    k: Option<std::ops::Range<usize>>,
+    p: Option<std::ops::Range<usize>>,
+}
+
+impl Detector {
+    /// The patterns are ASCII-only (`\s`, `(?i)`, word boundaries) in both
+    /// engines; their classes are ASCII or negated ASCII sets, so a span
+    /// holds whole UTF-8 characters (checked anyway before slicing).
+    /// A user's pattern (`custom`) always runs on the `regex` crate.
+    fn find_at(&self, text: &str, at: usize) -> Option<Hit> {
+        if text.len() < LONG_TEXT && self.anchors_known() {
+            let re = self.lite.get_or_init(|| LiteRegex::new(&self.pattern).expect("checked by a test"));
+            let c = re.captures_at(text, at)?;
+            let r = |n: &str| c.name(n).map(|m| m.range());
+            return Some(Hit { whole: c.get(0).expect("group 0").range(), s: r("s"), k: r("k"), p: r("p") });
+        }
+        let re = self.full.get_or_init(|| builtin_regex(&self.pattern).expect("checked by a test"));
+        let c = re.captures_at(text.as_bytes(), at)?;
+        let r = |n: &str| c.name(n).map(|m| m.range());
+        Some(Hit { whole: c.get(0).expect("group 0").range(), s: r("s"), k: r("k"), p: r("p") })
+    }
+
+    /// Built-in detectors have anchors; a user's pattern has none.
+    fn anchors_known(&self) -> bool {
+        !self.anchors.is_empty()
+    }
 }
 
 /// The compiled rules: built-in detectors, the user's extra patterns and
@@ -47,77 +99,180 @@ pub struct Redactor {
     allow: Vec<Regex>,
 }
 
-/// (kind, pattern, show, check). The span replaced is the named group `s`
-/// when present, else the whole match. Order matters: a more specific
-/// format comes before a general one that would also match it.
-const BUILTIN: &[(&str, &str, Show, Option<Check>)] = &[
-    (
+/// One built-in detector. The span replaced is the named group `s` when
+/// present, else the whole match. `anchors`: lower-case strings of which
+/// one must occur in the text before the regex is compiled or run at all,
+/// so a turn without them costs one scan (a process captures one turn:
+/// compiling every regex would cost more than the capture).
+struct Builtin {
+    kind: &'static str,
+    anchors: &'static [&'static str],
+    /// Key characters (`[A-Za-z0-9_-]`) that must follow an anchor.
+    tail: usize,
+    /// A run of this many base64 characters must be somewhere in the text.
+    run: usize,
+    pattern: &'static str,
+    show: Show,
+    check: Option<Check>,
+}
+
+const fn rule(
+    kind: &'static str,
+    anchors: &'static [&'static str],
+    pattern: &'static str,
+    show: Show,
+    check: Option<Check>,
+) -> Builtin {
+    Builtin { kind, anchors, tail: 0, run: 0, pattern, show, check }
+}
+
+impl Builtin {
+    const fn tail(mut self, n: usize) -> Builtin {
+        self.tail = n;
+        self
+    }
+    const fn run(mut self, n: usize) -> Builtin {
+        self.run = n;
+        self
+    }
+}
+
+fn key_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// Whether `lower` (the text in lower case) may hold a match: one anchor
+/// followed by `tail` key characters, and a base64 run of `run`.
+fn candidate(lower: &str, anchors: &[&str], tail: usize, run: usize, longest_run: usize) -> bool {
+    if run > longest_run {
+        return false;
+    }
+    if anchors.is_empty() {
+        return true;
+    }
+    let b = lower.as_bytes();
+    anchors.iter().any(|a| {
+        lower.match_indices(a).any(|(i, _)| {
+            let from = i + a.len();
+            tail == 0 || (b.len() >= from + tail && b[from..from + tail].iter().all(|&c| key_char(c)))
+        })
+    })
+}
+
+/// The longest run of base64 characters (`[A-Za-z0-9+/_-]`) in the text.
+fn longest_base64_run(text: &str) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for &c in text.as_bytes() {
+        if key_char(c) || c == b'+' || c == b'/' {
+            cur += 1;
+            best = best.max(cur);
+        } else {
+            cur = 0;
+        }
+    }
+    best
+}
+
+/// Order matters: a more specific format comes before a general one that
+/// would also match it. Repetition counts stay small or unbounded (a
+/// bounded repeat of a Unicode class compiles into a large automaton).
+const BUILTIN: &[Builtin] = &[
+    rule(
         "private-key",
-        r"(?s)-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n[A-Za-z0-9+/=:,\- ]{0,100})*)",
+        &["private key"],
+        r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n[A-Za-z0-9+/=:,\- ]*)*)",
         Show::Nothing,
         None,
     ),
-    (
+    rule(
         "anthropic-key",
+        &["sk-ant-"],
         r"(?-u:\b)(?P<p>sk-ant-(?:[a-z]{3,8}[0-9]{2}-)?)[A-Za-z0-9_\-]{20,}",
         Show::PrefixAndTwo,
         Some(random_run),
-    ),
-    ("stripe-key", r"(?-u:\b)(?P<p>(?:sk|rk)_(?:live|test)_)[0-9A-Za-z]{16,}", Show::PrefixAndTwo, Some(random_run)),
-    (
+    ).tail(20),
+    rule(
+        "stripe-key",
+        &["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
+        r"(?-u:\b)(?P<p>(?:sk|rk)_(?:live|test)_)[0-9A-Za-z]{16,}",
+        Show::PrefixAndTwo,
+        Some(random_run),
+    ).tail(16),
+    rule(
         "openai-key",
+        &["sk-"],
         r"(?-u:\b)(?P<p>sk-(?:proj-|svcacct-|admin-|None-)?)[A-Za-z0-9_\-]{20,}",
         Show::PrefixAndTwo,
         Some(random_run),
-    ),
-    ("github-token", r"(?-u:\b)(?P<p>(?:ghp|gho|ghu|ghs|ghr)_)[A-Za-z0-9]{36,255}(?-u:\b)", Show::PrefixAndTwo, None),
-    ("github-token", r"(?-u:\b)(?P<p>github_pat_)[A-Za-z0-9_]{40,255}(?-u:\b)", Show::PrefixAndTwo, None),
-    ("gitlab-token", r"(?-u:\b)(?P<p>glpat-)[A-Za-z0-9_\-]{20,}", Show::PrefixAndTwo, None),
-    ("slack-token", r"(?-u:\b)(?P<p>xox[abposre]-)[A-Za-z0-9\-]{10,}", Show::PrefixAndTwo, Some(has_digit)),
-    ("google-api-key", r"(?-u:\b)(?P<p>AIza)[0-9A-Za-z_\-]{35}(?-u:\b)", Show::PrefixAndTwo, None),
+    ).tail(20),
+    rule(
+        "github-token",
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        r"(?-u:\b)(?P<p>(?:ghp|gho|ghu|ghs|ghr)_)[A-Za-z0-9]{36,}(?-u:\b)",
+        Show::PrefixAndTwo,
+        None,
+    ).tail(36),
+    rule("github-token", &["github_pat_"], r"(?-u:\b)(?P<p>github_pat_)[A-Za-z0-9_]{40,}(?-u:\b)", Show::PrefixAndTwo, None).tail(40),
+    rule("gitlab-token", &["glpat-"], r"(?-u:\b)(?P<p>glpat-)[A-Za-z0-9_\-]{20,}", Show::PrefixAndTwo, None).tail(20),
+    rule("slack-token", &["xox"], r"(?-u:\b)(?P<p>xox[abposre]-)[A-Za-z0-9\-]{10,}", Show::PrefixAndTwo, Some(has_digit)).tail(10),
+    rule("google-api-key", &["aiza"], r"(?-u:\b)(?P<p>AIza)[0-9A-Za-z_\-]{35}(?-u:\b)", Show::PrefixAndTwo, None).tail(35),
     // An AWS secret is 40 characters of base64 with no prefix of its own:
     // found by its label, or on the line of an access key id (CSV export).
-    (
+    rule(
         "aws-secret-key",
-        r#"(?i)(?:aws.{0,20}?(?:secret|sk)|secret[_ \-]?access[_ \-]?key).{0,20}?[=:"'\s]+(?P<s>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        &["aws", "secret"],
+        r#"(?i)(?:aws[\x20-\x7E]{0,20}?(?:secret|sk)|secret[_ \-]?access[_ \-]?key)[\x20-\x7E]{0,20}?[=:"'\s]+(?P<s>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
         Show::Nothing,
         Some(mixed_case_and_digit),
-    ),
-    (
+    ).run(40),
+    rule(
         "aws-secret-key",
+        &["akia", "asia", "abia", "acca"],
         r#"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}[ \t,;:|"'=]{1,5}(?P<s>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
         Show::Nothing,
         Some(mixed_case_and_digit),
-    ),
-    ("aws-access-key-id", r"(?-u:\b)(?P<p>(?:AKIA|ASIA|ABIA|ACCA))[A-Z0-9]{16}(?-u:\b)", Show::PrefixAndTwo, None),
-    (
+    ).tail(16).run(40),
+    rule(
+        "aws-access-key-id",
+        &["akia", "asia", "abia", "acca"],
+        r"(?-u:\b)(?P<p>(?:AKIA|ASIA|ABIA|ACCA))[A-Z0-9]{16}(?-u:\b)",
+        Show::PrefixAndTwo,
+        None,
+    ).tail(16),
+    rule(
         "jwt",
+        &["eyj"],
         r"(?-u:\b)(?P<p>eyJ)[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         Show::PrefixAndTwo,
         None,
-    ),
-    (
+    ).tail(8),
+    rule(
         "bearer-token",
+        &["bearer", "authorization"],
         r"(?i)(?:(?-u:\b)bearer|authorization:[ \t]*token)[ \t]+(?P<s>[A-Za-z0-9._~+/\-]{16,}=*)",
         Show::Nothing,
         Some(random_run),
     ),
-    ("basic-auth", r"(?i)authorization:[ \t]*basic[ \t]+(?P<s>[A-Za-z0-9+/]{8,}=*)", Show::Nothing, None),
-    (
+    rule(
+        "basic-auth",
+        &["authorization"],
+        r"(?i)authorization:[ \t]*basic[ \t]+(?P<s>[A-Za-z0-9+/]{8,}=*)",
+        Show::Nothing,
+        None,
+    ),
+    rule(
         "url-password",
-        r"(?i)(?-u:\b)[a-z][a-z0-9+.\-]{1,20}://[^\s:/@]{0,64}:(?P<s>[^\s@/]{1,128})@[a-z0-9.\-\[\]]",
+        &["://"],
+        r"(?i)(?-u:\b)[a-z][a-z0-9+.\-]{1,20}://[^\s:/@]*:(?P<s>[^\s@/]+)@[a-z0-9.\-\[\]]",
         Show::Nothing,
-        Some(not_placeholder),
+        Some(url_password),
     ),
-    (
-        "password",
-        r#"(?i)(?-u:\b)(?P<k>[a-z0-9_.\-]{0,30}(?:password|passwd|pwd|passphrase)[a-z0-9_\-]{0,20})["']?[ \t]*(?::|=|:=|=>)[ \t]*["']?(?P<s>[^\s"'`,;&<>]{8,})"#,
-        Show::Nothing,
-        Some(high_entropy),
-    ),
-    (
-        "secret",
-        r#"(?i)(?-u:\b)(?P<k>[a-z0-9_.\-]{0,30}(?:secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?)[a-z0-9_\-]{0,20})["']?[ \t]*(?::|=|:=|=>)[ \t]*["']?(?P<s>[^\s"'`,;&<>]{12,})"#,
+    // `name = value`, `name: value`, `"name": "value"`: the kind comes from
+    // the name (see `assignment_kind`), the value must look random.
+    rule(
+        "assignment",
+        &["pass", "pwd", "secret", "token", "key", "credential"],
+        r#"(?-u:\b)(?P<k>[A-Za-z0-9_.\-]+)["']?[ \t]*(?::|=|:=|=>)[ \t]*["']?(?P<s>[^\s"'`,;&<>]{8,})"#,
         Show::Nothing,
         Some(high_entropy),
     ),
@@ -164,8 +319,9 @@ fn placeholder(s: &str) -> bool {
         || s.starts_with(MARKER)
 }
 
-fn not_placeholder(s: &str) -> bool {
-    !placeholder(s)
+/// A password in a URL, not a placeholder (`${PGPASSWORD}`, `<password>`).
+fn url_password(s: &str) -> bool {
+    s.len() <= 128 && !placeholder(s)
 }
 
 /// A value that looks random: no placeholder, letters and digits, and more
@@ -176,6 +332,36 @@ fn high_entropy(s: &str) -> bool {
         && s.bytes().any(|b| b.is_ascii_digit())
         && s.bytes().any(|b| b.is_ascii_alphabetic())
         && entropy(s) >= ((s.len() as f64).log2() * 0.85).min(3.0)
+}
+
+/// The kind of secret an assignment's name announces, and the shortest
+/// value taken for one; `None`: not a secret's name.
+fn assignment_kind(name: &str) -> Option<(&'static str, usize)> {
+    let k = name.to_ascii_lowercase();
+    if non_secret_key(&k) {
+        return None;
+    }
+    if ["password", "passwd", "pwd", "passphrase"].iter().any(|w| k.contains(w)) {
+        return Some(("password", 8));
+    }
+    let secretish = [
+        "secret",
+        "token",
+        "apikey",
+        "api_key",
+        "api-key",
+        "accesskey",
+        "access_key",
+        "access-key",
+        "authkey",
+        "auth_key",
+        "auth-key",
+        "privatekey",
+        "private_key",
+        "private-key",
+        "credential",
+    ];
+    secretish.iter().any(|w| k.contains(w)).then_some(("secret", 12))
 }
 
 /// Names of assignments whose value is about a secret, not the secret:
@@ -193,21 +379,43 @@ impl Redactor {
     pub fn new(p: &Privacy) -> Result<Redactor> {
         let mut detectors = Vec::new();
         if p.redact {
-            for (kind, pat, show, check) in BUILTIN {
-                let re = Regex::new(pat).expect("built-in pattern compiles");
-                detectors.push(Detector { kind: Cow::Borrowed(kind), re, show: *show, check: *check });
+            for b in BUILTIN {
+                detectors.push(Detector {
+                    kind: Cow::Borrowed(b.kind),
+                    anchors: b.anchors,
+                    tail: b.tail,
+                    run: b.run,
+                    pattern: Cow::Borrowed(b.pattern),
+                    lite: OnceLock::new(),
+                    full: OnceLock::new(),
+                    show: b.show,
+                    check: b.check,
+                });
             }
             for (i, pat) in p.extra_patterns.iter().enumerate() {
-                let re = Regex::new(pat).map_err(|e| {
-                    fail(Exit::Config, format!("[privacy] extra_patterns[{i}] is not a valid regex: {}", one_line(&e)))
+                let re = BytesRegex::new(pat).map_err(|e| {
+                    fail(
+                        Exit::Config,
+                        format!("[privacy] extra_patterns[{i}] is not a valid regex: {}", one_line(&e.to_string())),
+                    )
                 })?;
-                detectors.push(Detector { kind: Cow::Borrowed("custom"), re, show: Show::Nothing, check: None });
+                detectors.push(Detector {
+                    kind: Cow::Borrowed("custom"),
+                    anchors: &[],
+                    tail: 0,
+                    run: 0,
+                    pattern: Cow::Owned(pat.clone()),
+                    lite: OnceLock::new(),
+                    full: OnceLock::from(re),
+                    show: Show::Nothing,
+                    check: None,
+                });
             }
         }
         let mut allow = Vec::new();
         for (i, pat) in p.allow.iter().enumerate() {
             allow.push(Regex::new(pat).map_err(|e| {
-                fail(Exit::Config, format!("[privacy] allow[{i}] is not a valid regex: {}", one_line(&e)))
+                fail(Exit::Config, format!("[privacy] allow[{i}] is not a valid regex: {}", one_line(&e.to_string())))
             })?);
         }
         Ok(Redactor { detectors, allow })
@@ -223,35 +431,51 @@ impl Redactor {
     pub fn redact<'a>(&self, text: &'a str) -> (Cow<'a, str>, usize) {
         let mut out: Cow<'a, str> = Cow::Borrowed(text);
         let mut total = 0;
+        // Anchors are looked up in the original text: a marker that an
+        // earlier detector wrote never makes a later one match.
+        let lower = text.to_ascii_lowercase();
+        let longest_run = longest_base64_run(text);
         for d in &self.detectors {
-            if !d.re.is_match(&out) {
+            if !candidate(&lower, d.anchors, d.tail, d.run, longest_run) {
                 continue;
             }
             let mut n = 0;
             let mut buf = String::with_capacity(out.len());
             let mut last = 0;
-            for caps in d.re.captures_iter(&out) {
-                let span = caps.name("s").unwrap_or_else(|| caps.get(0).expect("group 0"));
-                let secret = span.as_str();
-                if secret.contains(MARKER)
-                    || d.check.is_some_and(|c| !c(secret))
-                    || caps.name("k").is_some_and(|k| non_secret_key(k.as_str()))
-                    || self.allowed(secret)
-                {
+            let mut at = 0;
+            while let Some(hit) = d.find_at(&out, at) {
+                let whole = hit.whole.clone();
+                // A skipped assignment resumes after its name, so `user:
+                // password=…` still finds the password.
+                at = hit.k.as_ref().map_or(whole.end, |k| k.end).max(whole.start + 1);
+                let span = hit.s.clone().unwrap_or(whole.clone());
+                if span.start < last || !out.is_char_boundary(span.start) || !out.is_char_boundary(span.end) {
                     continue;
                 }
-                buf.push_str(&out[last..span.start()]);
+                let secret = &out[span.clone()];
+                let kind = match &hit.k {
+                    None => &*d.kind,
+                    Some(k) => match out.get(k.clone()).and_then(assignment_kind) {
+                        Some((kind, min)) if secret.len() >= min => kind,
+                        _ => continue,
+                    },
+                };
+                if secret.contains(MARKER) || d.check.is_some_and(|c| !c(secret)) || self.allowed(secret) {
+                    continue;
+                }
+                buf.push_str(&out[last..span.start]);
                 buf.push_str(MARKER);
-                buf.push_str(&d.kind);
-                if let (Show::PrefixAndTwo, Some(p)) = (d.show, caps.name("p")) {
-                    let keep = p.end() - span.start();
+                buf.push_str(kind);
+                if let (Show::PrefixAndTwo, Some(p)) = (d.show, &hit.p) {
+                    let keep = p.end - span.start;
                     let shown: String = secret.chars().take(keep + 2).collect();
                     buf.push(' ');
                     buf.push_str(&shown);
                     buf.push('…');
                 }
                 buf.push(']');
-                last = span.end();
+                last = span.end;
+                at = at.max(whole.end);
                 n += 1;
             }
             if n > 0 {
@@ -268,8 +492,8 @@ impl Redactor {
     }
 }
 
-fn one_line(e: &regex::Error) -> String {
-    e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+fn one_line(e: &str) -> String {
+    e.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Redact the texts of one turn in place, before anything is stored or
@@ -318,6 +542,12 @@ mod tests {
     }
 
     #[test]
+    fn a_harmless_assignment_does_not_hide_a_password_after_it() {
+        let (t, n) = on().redact("user: password=Xy7abc123!Qz");
+        assert_eq!((t.as_ref(), n), ("user: password=[REDACTED:password]", 1));
+    }
+
+    #[test]
     fn unchanged_text_is_borrowed() {
         assert!(matches!(on().redact("nothing secret here, commit 3f2a9c1e").0, Cow::Borrowed(_)));
     }
@@ -338,9 +568,48 @@ mod tests {
     }
 
     #[test]
+    fn every_builtin_pattern_compiles_and_its_anchors_are_lower_case() {
+        for b in BUILTIN {
+            builtin_regex(b.pattern).unwrap_or_else(|e| panic!("{}: {e}", b.kind));
+            LiteRegex::new(b.pattern).unwrap_or_else(|e| panic!("{}: {e}", b.kind));
+            assert!(!b.anchors.is_empty(), "{} needs anchors", b.kind);
+            assert!(b.anchors.iter().all(|a| *a == a.to_ascii_lowercase()), "{}", b.kind);
+        }
+    }
+
+    #[test]
     fn redact_false_changes_nothing() {
         let r = Redactor::new(&Privacy { redact: false, ..Privacy::default() }).unwrap();
         assert!(!r.enabled());
         assert_eq!(r.redact("sk-proj-ABCDEF1234567890abcdef1234567890").1, 0);
+    }
+}
+/// Run by scripts/bench/redaction.sh: the cost of the first redaction in
+/// a process (patterns compiled on demand) and of a long text.
+#[cfg(test)]
+mod cost {
+    use std::time::{Duration, Instant};
+
+    #[test]
+    #[ignore = "timing, printed for BENCHMARKS.md by scripts/bench/redaction.sh"]
+    fn first_call_and_long_text() {
+        let t = Instant::now();
+        let r = super::Redactor::new(&crate::config::Privacy::default()).unwrap();
+        let (_, a) = r.redact("My key is sk-proj-ABCDEF1234567890abcdef1234567890 and the database is postgres://admin:hunter2@db:5432/app; why does the deploy fail with 401?");
+        let (_, b) = r.redact("The key was revoked: create a new one, store it in the secret manager, and rotate the database password too.");
+        let first = t.elapsed();
+        assert_eq!(a + b, 2);
+        let t = Instant::now();
+        let (_, plain) =
+            r.redact("How do I rotate the logs every night, and keep a week of them compressed? Use logrotate.");
+        let plain_t = t.elapsed();
+        assert_eq!(plain, 0);
+        let chunk = "the token key: value and secret password sk-learn https://host/x?a=b eyJ aws AKIA authorization bearer xox ";
+        let text = chunk.repeat((1 << 20) / chunk.len());
+        let t = Instant::now();
+        r.redact(&text);
+        let long = t.elapsed();
+        eprintln!("redaction in-process: first turn with secrets {first:?} (compiling included), plain turn {plain_t:?}, 1 MiB of trigger words {long:?}");
+        assert!(first < Duration::from_millis(50) && long < Duration::from_secs(2));
     }
 }
