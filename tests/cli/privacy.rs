@@ -271,3 +271,33 @@ fn a_config_naming_an_api_key_env_readable_by_others_is_warned_about() {
     let r = env.capture("s1", "a", "b", &[]).ok();
     assert!(r.stderr.contains("names an api_key_env"), "{}", r.stderr);
 }
+
+#[test]
+fn no_secret_of_the_corpus_reaches_the_database_or_the_model() {
+    let server = crate::support::FakeServer::start(crate::pipeline::topic_reply);
+    let env = Env::new().with_server(&server);
+    let corpus = include_str!("../data/redaction_corpus.jsonl");
+    let mut input = String::new();
+    let mut secrets = Vec::new();
+    for (i, line) in corpus.lines().enumerate() {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        if case["kind"].is_null() {
+            continue;
+        }
+        secrets.extend(case["secrets"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()));
+        let turn = serde_json::json!({"session": format!("s{}", i % 5), "project": "p", "user": case["text"], "assistant": "Noted."});
+        input.push_str(&format!("{turn}\n"));
+    }
+    let r = env.run_stdin(&["capture", "--stdin", "--json"], input.as_bytes()).ok().json();
+    assert!(r["redactions"].as_u64().unwrap() >= secrets.len() as u64 / 2, "{r}");
+    env.run(&["summarize", "--once"]).ok();
+    assert!(!server.chat_requests().is_empty(), "the model must have been asked");
+    let sent: String =
+        server.chat_requests().iter().flat_map(|q| q.messages()).map(|(_, content)| content + "\n").collect();
+    assert!(sent.contains("[REDACTED:"), "the markers, not the secrets, reach the model");
+    let bytes = db_bytes(&env);
+    for s in &secrets {
+        assert!(!sent.contains(s.as_str()), "sent to the model: {s}");
+        assert!(!contains(&bytes, s), "stored: {s}");
+    }
+}
