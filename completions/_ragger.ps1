@@ -43,6 +43,9 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
             [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the database invariants; exit 1 naming any violation')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove turns and everything derived from them, leaving no trace in the file')
+            [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Apply the current redaction rules to turns and summaries already stored')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write turns and summaries out as Markdown or JSON Lines')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the database, models and runtime')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print or inspect the configuration')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
@@ -208,6 +211,59 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'ragger;forget' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Turns of this session')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Turns of this project')
+            [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'One turn, by the id `ragger show --json` prints')
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Turns whose event time is before DATE (RFC 3339 or YYYY-MM-DD, UTC)')
+            [CompletionResult]::new('--match', '--match', [CompletionResultType]::ParameterName, 'Turns whose text or turn summary contains TEXT (case-insensitive)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List the turns that would be removed and change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;redact' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Count what would change and change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;export' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only turns at or after DATE (RFC 3339 or YYYY-MM-DD, UTC)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE (created 0600) instead of stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE (created 0600) instead of stdout')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--turns', '--turns', [CompletionResultType]::ParameterName, 'Markdown: include the turns under each session')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'ragger;doctor' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
@@ -334,6 +390,9 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
             [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the database invariants; exit 1 naming any violation')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove turns and everything derived from them, leaving no trace in the file')
+            [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Apply the current redaction rules to turns and summaries already stored')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write turns and summaries out as Markdown or JSON Lines')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the database, models and runtime')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print or inspect the configuration')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
@@ -369,6 +428,15 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;help;check' {
+            break
+        }
+        'ragger;help;forget' {
+            break
+        }
+        'ragger;help;redact' {
+            break
+        }
+        'ragger;help;export' {
             break
         }
         'ragger;help;doctor' {

@@ -34,6 +34,12 @@ _ragger() {
             ragger,embed)
                 cmd="ragger__subcmd__embed"
                 ;;
+            ragger,export)
+                cmd="ragger__subcmd__export"
+                ;;
+            ragger,forget)
+                cmd="ragger__subcmd__forget"
+                ;;
             ragger,help)
                 cmd="ragger__subcmd__help"
                 ;;
@@ -42,6 +48,9 @@ _ragger() {
                 ;;
             ragger,man)
                 cmd="ragger__subcmd__man"
+                ;;
+            ragger,redact)
+                cmd="ragger__subcmd__redact"
                 ;;
             ragger,reembed)
                 cmd="ragger__subcmd__reembed"
@@ -103,6 +112,12 @@ _ragger() {
             ragger__subcmd__help,embed)
                 cmd="ragger__subcmd__help__subcmd__embed"
                 ;;
+            ragger__subcmd__help,export)
+                cmd="ragger__subcmd__help__subcmd__export"
+                ;;
+            ragger__subcmd__help,forget)
+                cmd="ragger__subcmd__help__subcmd__forget"
+                ;;
             ragger__subcmd__help,help)
                 cmd="ragger__subcmd__help__subcmd__help"
                 ;;
@@ -111,6 +126,9 @@ _ragger() {
                 ;;
             ragger__subcmd__help,man)
                 cmd="ragger__subcmd__help__subcmd__man"
+                ;;
+            ragger__subcmd__help,redact)
+                cmd="ragger__subcmd__help__subcmd__redact"
                 ;;
             ragger__subcmd__help,reembed)
                 cmd="ragger__subcmd__help__subcmd__reembed"
@@ -146,7 +164,7 @@ _ragger() {
 
     case "${cmd}" in
         ragger)
-            opts="-q -v -h -V --config --db --quiet --verbose --json --color --help --version capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help"
+            opts="-q -v -h -V --config --db --quiet --verbose --json --color --help --version capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -507,8 +525,104 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__export)
+            opts="-o -q -v -h --format --session --project --since --turns --output --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "markdown jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__forget)
+            opts="-q -v -h --session --project --turn --before --match --dry-run --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --turn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --before)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --match)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__help)
-            opts="capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help"
+            opts="capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -647,6 +761,34 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__help__subcmd__forget)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -676,6 +818,20 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__help__subcmd__redact)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -814,6 +970,32 @@ _ragger() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__redact)
+            opts="-q -v -h --dry-run --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -40,6 +40,9 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand embed 'Print embeddings of texts as JSON Lines'
             cand reembed 'Recompute vectors made by another embedding model'
             cand check 'Verify the database invariants; exit 1 naming any violation'
+            cand forget 'Remove turns and everything derived from them, leaving no trace in the file'
+            cand redact 'Apply the current redaction rules to turns and summaries already stored'
+            cand export 'Write turns and summaries out as Markdown or JSON Lines'
             cand doctor 'Check the database, models and runtime'
             cand config 'Print or inspect the configuration'
             cand completions 'Print shell completions to stdout'
@@ -194,6 +197,56 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'ragger;forget'= {
+            cand --session 'Turns of this session'
+            cand --project 'Turns of this project'
+            cand --turn 'One turn, by the id `ragger show --json` prints'
+            cand --before 'Turns whose event time is before DATE (RFC 3339 or YYYY-MM-DD, UTC)'
+            cand --match 'Turns whose text or turn summary contains TEXT (case-insensitive)'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --dry-run 'List the turns that would be removed and change nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;redact'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --dry-run 'Count what would change and change nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;export'= {
+            cand --format 'Output format'
+            cand --session 'Only this session'
+            cand --project 'Only this project'
+            cand --since 'Only turns at or after DATE (RFC 3339 or YYYY-MM-DD, UTC)'
+            cand -o 'Write to FILE (created 0600) instead of stdout'
+            cand --output 'Write to FILE (created 0600) instead of stdout'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --turns 'Markdown: include the turns under each session'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'ragger;doctor'= {
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
@@ -308,6 +361,9 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand embed 'Print embeddings of texts as JSON Lines'
             cand reembed 'Recompute vectors made by another embedding model'
             cand check 'Verify the database invariants; exit 1 naming any violation'
+            cand forget 'Remove turns and everything derived from them, leaving no trace in the file'
+            cand redact 'Apply the current redaction rules to turns and summaries already stored'
+            cand export 'Write turns and summaries out as Markdown or JSON Lines'
             cand doctor 'Check the database, models and runtime'
             cand config 'Print or inspect the configuration'
             cand completions 'Print shell completions to stdout'
@@ -333,6 +389,12 @@ set edit:completion:arg-completer[ragger] = {|@words|
         &'ragger;help;reembed'= {
         }
         &'ragger;help;check'= {
+        }
+        &'ragger;help;forget'= {
+        }
+        &'ragger;help;redact'= {
+        }
+        &'ragger;help;export'= {
         }
         &'ragger;help;doctor'= {
         }

@@ -44,6 +44,9 @@ complete -c ragger -n "__fish_ragger_needs_command" -f -a "search" -d 'Search su
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "forget" -d 'Remove turns and everything derived from them, leaving no trace in the file'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "redact" -d 'Apply the current redaction rules to turns and summaries already stored'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "export" -d 'Write turns and summaries out as Markdown or JSON Lines'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "doctor" -d 'Check the database, models and runtime'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "config" -d 'Print or inspect the configuration'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "completions" -d 'Print shell completions to stdout'
@@ -166,6 +169,47 @@ complete -c ragger -n "__fish_ragger_using_subcommand check" -s q -l quiet -d 'P
 complete -c ragger -n "__fish_ragger_using_subcommand check" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand check" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l session -d 'Turns of this session' -r
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l project -d 'Turns of this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l turn -d 'One turn, by the id `ragger show --json` prints' -r
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l before -d 'Turns whose event time is before DATE (RFC 3339 or YYYY-MM-DD, UTC)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l match -d 'Turns whose text or turn summary contains TEXT (case-insensitive)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l dry-run -d 'List the turns that would be removed and change nothing'
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -l dry-run -d 'Count what would change and change nothing'
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l format -d 'Output format' -r -f -a "markdown\t'For people: per project its summary, then each session\'s segments'
+jsonl\t'One turn per line, readable back by `ragger capture --stdin`'"
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l session -d 'Only this session' -r
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l project -d 'Only this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l since -d 'Only turns at or after DATE (RFC 3339 or YYYY-MM-DD, UTC)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand export" -s o -l output -d 'Write to FILE (created 0600) instead of stdout' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l turns -d 'Markdown: include the turns under each session'
+complete -c ragger -n "__fish_ragger_using_subcommand export" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand export" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l color -d 'When to use colour' -r -f -a "auto\t''
@@ -238,21 +282,24 @@ complete -c ragger -n "__fish_ragger_using_subcommand man" -s q -l quiet -d 'Pri
 complete -c ragger -n "__fish_ragger_using_subcommand man" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand man" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand man" -s h -l help -d 'Print help'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "capture" -d 'Store one conversation turn (or JSON Lines from stdin)'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "status" -d 'Counts of sessions, turns and pending work'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "sessions" -d 'List sessions'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "show" -d 'Show one session: its turns and summaries'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "search" -d 'Search summaries by meaning and keywords'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "doctor" -d 'Check the database, models and runtime'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "config" -d 'Print or inspect the configuration'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "completions" -d 'Print shell completions to stdout'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check doctor config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "capture" -d 'Store one conversation turn (or JSON Lines from stdin)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "status" -d 'Counts of sessions, turns and pending work'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "sessions" -d 'List sessions'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "show" -d 'Show one session: its turns and summaries'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "search" -d 'Search summaries by meaning and keywords'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "forget" -d 'Remove turns and everything derived from them, leaving no trace in the file'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "redact" -d 'Apply the current redaction rules to turns and summaries already stored'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "export" -d 'Write turns and summaries out as Markdown or JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "doctor" -d 'Check the database, models and runtime'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "config" -d 'Print or inspect the configuration'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "default" -d 'Print a commented example config with the defaults'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the merged configuration'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config files consulted, in order'

@@ -7,8 +7,9 @@ use serde::Deserialize;
 
 use crate::store::{estimate_tokens, now_ms, parse_time};
 
-/// One turn as given on the command line or as a JSON line.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+/// One turn as given on the command line or as a JSON line (and as
+/// `ragger export --format jsonl` writes it).
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TurnInput {
     pub session: String,
@@ -33,6 +34,8 @@ pub struct Turn {
     pub assistant: String,
     pub at: i64,
     pub id: Option<String>,
+    /// Secrets replaced in its texts (counted per session for `status`).
+    pub redactions: i64,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -40,6 +43,10 @@ pub struct Counts {
     pub stored: u64,
     pub duplicates: u64,
     pub rejected: u64,
+    /// Turns skipped: an excluded project or a `.ragger-ignore` folder.
+    pub excluded: u64,
+    /// Secrets replaced by markers in the turns read.
+    pub redactions: u64,
 }
 
 /// The longest session or project id, in bytes: room for a long path, not
@@ -101,7 +108,7 @@ pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Tu
     }
     let project = input.project.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
     let id = input.id.filter(|k| !k.is_empty());
-    Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id })
+    Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id, redactions: 0 })
 }
 
 /// Parse one JSON line into a turn input, with a short reason on failure.
@@ -146,10 +153,11 @@ pub fn insert(tx: &Transaction<'_>, t: &Turn) -> rusqlite::Result<bool> {
     // completed at close, so the next fold starts a new one.
     tx.prepare_cached(
         "UPDATE sessions SET first_at = min(first_at, ?2), last_at = max(last_at, ?2),
-                closed_at = NULL, project = coalesce(project, ?3), tokens = tokens + ?4
+                closed_at = NULL, project = coalesce(project, ?3), tokens = tokens + ?4,
+                redactions = redactions + ?5
          WHERE id = ?1",
     )?
-    .execute(params![session_id, t.at, t.project, tokens])?;
+    .execute(params![session_id, t.at, t.project, tokens, t.redactions])?;
     Ok(true)
 }
 

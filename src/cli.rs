@@ -74,6 +74,12 @@ pub enum Command {
     Reembed(ReembedArgs),
     /// Verify the database invariants; exit 1 naming any violation
     Check,
+    /// Remove turns and everything derived from them, leaving no trace in the file
+    Forget(ForgetArgs),
+    /// Apply the current redaction rules to turns and summaries already stored
+    Redact(RedactArgs),
+    /// Write turns and summaries out as Markdown or JSON Lines
+    Export(ExportArgs),
     /// Check the database, models and runtime
     Doctor,
     /// Print or inspect the configuration
@@ -203,6 +209,74 @@ pub struct ReembedArgs {
     /// Print how many vectors are stale and change nothing
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// Summaries built from a forgotten turn are removed, and the turns that
+/// remain are folded again by the next summarize pass, so no summary keeps
+/// text of a forgotten turn. The filters combine: every one given must hold.
+#[derive(Args, Debug, Default)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true)
+    .args(["session", "project", "turn", "before", "matching"])))]
+pub struct ForgetArgs {
+    /// Turns of this session
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Turns of this project
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// One turn, by the id `ragger show --json` prints
+    #[arg(long, value_name = "ID")]
+    pub turn: Option<i64>,
+    /// Turns whose event time is before DATE (RFC 3339 or YYYY-MM-DD, UTC)
+    #[arg(long, value_name = "DATE")]
+    pub before: Option<String>,
+    /// Turns whose text or turn summary contains TEXT (case-insensitive)
+    #[arg(long = "match", value_name = "TEXT")]
+    pub matching: Option<String>,
+    /// List the turns that would be removed and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Changed turns lose their turn summary and vectors (the next summarize
+/// pass writes them again from the redacted text); changed summaries are
+/// re-embedded.
+#[derive(Args, Debug, Default)]
+pub struct RedactArgs {
+    /// Count what would change and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// For people: per project its summary, then each session's segments
+    #[default]
+    Markdown,
+    /// One turn per line, readable back by `ragger capture --stdin`
+    Jsonl,
+}
+
+#[derive(Args, Debug, Default)]
+pub struct ExportArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
+    pub format: ExportFormat,
+    /// Only this session
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only this project
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// Only turns at or after DATE (RFC 3339 or YYYY-MM-DD, UTC)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Markdown: include the turns under each session
+    #[arg(long)]
+    pub turns: bool,
+    /// Write to FILE (created 0600) instead of stdout
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

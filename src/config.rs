@@ -24,6 +24,7 @@ pub struct Config {
     pub housekeeping: Housekeeping,
     pub capture: Capture,
     pub search: Search,
+    pub privacy: Privacy,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -186,11 +187,30 @@ impl Default for Housekeeping {
 #[serde(default, deny_unknown_fields)]
 pub struct Capture {
     pub max_field_bytes: usize,
+    /// Projects never captured (globs: `*`, `?`, `[...]`).
+    pub exclude_projects: Vec<String>,
 }
 
 impl Default for Capture {
     fn default() -> Self {
-        Capture { max_field_bytes: 1 << 20 }
+        Capture { max_field_bytes: 1 << 20, exclude_projects: Vec::new() }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Privacy {
+    /// Replace secrets by markers before a turn is stored (see `redact.rs`).
+    pub redact: bool,
+    /// More regexes to redact (the named group `s`, if any, is the secret).
+    pub extra_patterns: Vec<String>,
+    /// Regexes for values that look like secrets but are not.
+    pub allow: Vec<String>,
+}
+
+impl Default for Privacy {
+    fn default() -> Self {
+        Privacy { redact: true, extra_patterns: Vec::new(), allow: Vec::new() }
     }
 }
 

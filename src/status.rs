@@ -21,6 +21,8 @@ pub struct Status {
     pub failed: i64,
     pub unembedded: i64,
     pub oldest_pending_seconds: Option<i64>,
+    /// Secrets replaced by markers at capture or by `ragger redact`.
+    pub redactions: i64,
     pub last_run: Option<LastRun>,
 }
 
@@ -54,6 +56,7 @@ pub fn status(conn: &Connection, unembedded: i64) -> Result<Status> {
         )?,
         unembedded,
         oldest_pending_seconds: oldest.map(|t| ((now - t) / 1000).max(0)),
+        redactions: count(conn, "SELECT coalesce(sum(redactions), 0) FROM sessions")?,
         last_run: last_run(conn)?,
     })
 }

@@ -8,7 +8,9 @@ use anyhow::{Context, Result};
 use crate::capture::{insert, parse_line, validate, Counts, Turn, TurnInput};
 use crate::cli::CaptureArgs;
 use crate::cmd::{print_json, Ctx};
+use crate::exclude::{ignore_file, Exclusions};
 use crate::exit::{fail, Exit};
+use crate::redact::{redact_turn, Redactor};
 use crate::store::{now_ms, Store};
 
 /// Lines per transaction when reading stdin.
@@ -18,6 +20,14 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
     let max = ctx.config.capture.max_field_bytes;
     let now = now_ms();
     let mut counts = Counts::default();
+    let redactor = Redactor::new(&ctx.config.privacy)?;
+    let exclusions = Exclusions::new(&ctx.config.capture)?;
+    // A folder marked `.ragger-ignore` is never captured: read what was
+    // sent (so a hook's pipe does not break), store nothing, exit 0.
+    if let Some(marker) = std::env::current_dir().ok().and_then(|d| ignore_file(&d)) {
+        counts.excluded = if args.stdin { count_lines(std::io::stdin().lock())? } else { 1 };
+        return report(ctx, &counts, Some(&marker)).map(|_| Exit::Ok);
+    }
     let mut store = ctx.open_store()?;
     let mut sessions_touched: Vec<String> = Vec::new();
     let stdin_files =
@@ -52,8 +62,9 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match parse_line(line).and_then(|i| validate(i, max, now)) {
-                Ok(t) => {
+            match parse_line(line).and_then(|i| prepare(i, &redactor, &exclusions, max, now, &mut counts)) {
+                Ok(None) => {}
+                Ok(Some(t)) => {
                     if args.summarize && !sessions_touched.contains(&t.session) {
                         sessions_touched.push(t.session.clone());
                     }
@@ -78,15 +89,14 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             at: args.at.clone(),
             id: args.id.clone(),
         };
-        let turn = validate(input, max, now).map_err(|why| fail(Exit::Failed, format!("capture refused: {why}")))?;
-        sessions_touched.push(turn.session.clone());
-        store_batch(&mut store, &mut vec![turn], &mut counts)?;
+        let turn = prepare(input, &redactor, &exclusions, max, now, &mut counts)
+            .map_err(|why| fail(Exit::Failed, format!("capture refused: {why}")))?;
+        if let Some(turn) = turn {
+            sessions_touched.push(turn.session.clone());
+            store_batch(&mut store, &mut vec![turn], &mut counts)?;
+        }
     }
-    if ctx.json() {
-        print_json(&counts)?;
-    } else if ctx.verbose() > 0 {
-        eprintln!("ragger: stored {}, duplicates {}, rejected {}", counts.stored, counts.duplicates, counts.rejected);
-    }
+    report(ctx, &counts, None)?;
     if args.summarize && counts.stored > 0 {
         for s in &sessions_touched {
             crate::cmd::summarize::summarize_session_now(ctx, &mut store, s);
@@ -151,6 +161,53 @@ fn skip_line(reader: &mut impl BufRead) -> std::io::Result<()> {
             }
         }
     }
+}
+
+/// Validate one turn, drop it if its project is excluded, and redact its
+/// secrets before anything is stored or hashed. `Ok(None)`: excluded.
+fn prepare(
+    mut input: TurnInput,
+    redactor: &Redactor,
+    exclusions: &Exclusions,
+    max: usize,
+    now: i64,
+    counts: &mut Counts,
+) -> Result<Option<Turn>, String> {
+    if exclusions.project(input.project.as_deref()) {
+        counts.excluded += 1;
+        return Ok(None);
+    }
+    let n = redact_turn(redactor, &mut input);
+    let mut turn = validate(input, max, now)?;
+    turn.redactions = n as i64;
+    counts.redactions += n as u64;
+    Ok(Some(turn))
+}
+
+fn report(ctx: &Ctx, counts: &Counts, marker: Option<&std::path::Path>) -> Result<()> {
+    if ctx.json() {
+        print_json(counts)?;
+    } else if ctx.verbose() > 0 {
+        let why = marker.map(|m| format!(" ({} found)", m.display())).unwrap_or_default();
+        eprintln!(
+            "ragger: stored {}, duplicates {}, rejected {}, excluded {}{why}, secrets redacted {}",
+            counts.stored, counts.duplicates, counts.rejected, counts.excluded, counts.redactions
+        );
+    }
+    Ok(())
+}
+
+/// Non-blank lines on stdin, read to the end.
+fn count_lines(mut r: impl BufRead) -> Result<u64> {
+    let mut n = 0;
+    let mut buf = Vec::new();
+    while r.read_until(b'\n', &mut buf).context("reading stdin")? > 0 {
+        if !buf.iter().all(u8::is_ascii_whitespace) {
+            n += 1;
+        }
+        buf.clear();
+    }
+    Ok(n)
 }
 
 fn trim_line(buf: &[u8]) -> &[u8] {

@@ -7,8 +7,11 @@ pub mod completions;
 pub mod config;
 pub mod doctor;
 pub mod embed;
+pub mod export;
+pub mod forget;
 pub mod housekeeping;
 pub mod man;
+pub mod redact;
 pub mod reembed;
 pub mod search;
 pub mod sessions;
@@ -61,6 +64,15 @@ impl Ctx {
             let names_key = self.config.memory_model.api_key_env.as_deref().is_some_and(|v| !v.is_empty());
             for w in crate::perms::warnings(&db, &files, names_key) {
                 self.warn(&w);
+            }
+            // The file that says where an API key lives should be private too.
+            if names_key {
+                for f in files.iter().filter(|f| crate::paths::readable_by_others(f)) {
+                    self.warn(&format!(
+                        "warning: {} names an api_key_env and is readable by other users; run chmod 600 on it",
+                        f.display()
+                    ));
+                }
             }
         });
         Ok(store)
@@ -131,6 +143,9 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Embed(a) => embed::run(&ctx, &a),
         Command::Reembed(a) => reembed::run(&ctx, &a),
         Command::Check => check::run(&ctx),
+        Command::Forget(a) => forget::run(&ctx, &a),
+        Command::Redact(a) => redact::run(&ctx, &a),
+        Command::Export(a) => export::run(&ctx, &a),
         Command::Doctor => doctor::run(&ctx),
         Command::Config(a) => config::run(&ctx, &a),
         Command::Completions(_) | Command::Man(_) => unreachable!(),

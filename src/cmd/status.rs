@@ -18,7 +18,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         Some(r) => format!("{} ({})", r.started, r.outcome.as_deref().unwrap_or("running or killed")),
     };
     let oldest = s.oldest_pending_seconds.map(|x| format!("{x} s")).unwrap_or_else(|| "-".into());
-    let rows: [(&str, String); 12] = [
+    let rows: [(&str, String); 13] = [
         ("sessions open", s.sessions_open.to_string()),
         ("sessions closed", s.sessions_closed.to_string()),
         ("turns", s.turns.to_string()),
@@ -38,6 +38,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             },
         ),
         ("oldest pending", oldest),
+        ("secrets redacted", s.redactions.to_string()),
         ("last run", last),
     ];
     let mut out = String::new();

@@ -260,4 +260,9 @@ BEGIN
     INSERT INTO summaries_fts(summaries_fts, rowid, content, key_terms) VALUES ('delete', old.id, old.content, old.key_terms);
 END;
 "#,
+    // 3 (privacy): secrets redacted at capture, counted per session for
+    // `status` (a sum over sessions, not a scan of the turns' texts).
+    r#"
+ALTER TABLE sessions ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
+"#,
 ];

@@ -20,7 +20,10 @@ fn capture_by_flags_is_silent_and_stores_the_turn() {
 fn capture_json_reports_counts() {
     let env = Env::new();
     let r = env.capture("s1", "a", "b", &["--json"]).ok();
-    assert_eq!(r.json(), serde_json::json!({"stored": 1, "duplicates": 0, "rejected": 0}));
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"stored": 1, "duplicates": 0, "rejected": 0, "excluded": 0, "redactions": 0})
+    );
 }
 
 #[test]
@@ -56,7 +59,10 @@ fn jsonl_thousand_lines_are_all_stored() {
         ));
     }
     let r = env.run_stdin(&["capture", "--stdin", "--json"], input.as_bytes()).ok();
-    assert_eq!(r.json(), serde_json::json!({"stored": 1000, "duplicates": 0, "rejected": 0}));
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"stored": 1000, "duplicates": 0, "rejected": 0, "excluded": 0, "redactions": 0})
+    );
     // Feeding the same lines again stores nothing.
     let r = env.run_stdin(&["capture", "--stdin", "--json"], input.as_bytes()).ok();
     assert_eq!(r.json()["duplicates"], 1000);
@@ -78,7 +84,10 @@ fn malformed_lines_are_named_and_valid_lines_around_them_are_kept() {
     input.extend_from_slice(b"\n");
     input.extend_from_slice(b"{\"session\": \"s\", \"user\": \"two\", \"assistant\": \"x\"}\n");
     let r = env.run_stdin(&["capture", "--stdin", "--json"], &input).code(1);
-    assert_eq!(r.json(), serde_json::json!({"stored": 2, "duplicates": 0, "rejected": 7}));
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"stored": 2, "duplicates": 0, "rejected": 7, "excluded": 0, "redactions": 0})
+    );
     let lines: Vec<&str> = r.stderr.lines().collect();
     assert_eq!(lines.len(), 7, "{}", r.stderr);
     assert!(lines[0].starts_with("ragger: stdin line 2: invalid JSON"), "{}", lines[0]);
@@ -183,6 +192,7 @@ fn status_json_has_the_documented_fields() {
         "failed",
         "unembedded",
         "oldest_pending_seconds",
+        "redactions",
         "last_run",
     ] {
         assert!(s.get(key).is_some(), "missing {key} in {s}");

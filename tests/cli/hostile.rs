@@ -34,7 +34,12 @@ fn capture_table(env: &Env, rows: &[(&str, Vec<u8>, Expect)]) {
     let stored = rows.len() - refused;
     assert_eq!(r.code, if refused > 0 { 1 } else { 0 }, "stderr: {}", r.stderr);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-    assert_eq!(r.json(), serde_json::json!({"stored": stored, "duplicates": 0, "rejected": refused}), "{}", r.stderr);
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"stored": stored, "duplicates": 0, "rejected": refused, "excluded": 0, "redactions": 0}),
+        "{}",
+        r.stderr
+    );
     assert_eq!(r.stderr.lines().count(), refused, "one line per refused input:\n{}", r.stderr);
     for (i, (name, line, expect)) in rows.iter().enumerate() {
         let prefix = format!("ragger: stdin line {}: ", i + 1);
@@ -233,7 +238,10 @@ fn ten_megabyte_fields_are_refused_by_max_field_bytes_and_other_lines_are_kept()
     input.extend_from_slice(b"{\"session\":\"s\",\"user\":\"after\",\"assistant\":\"a\"}\n");
     input.extend_from_slice(big.as_bytes());
     let r = env.run_stdin(&["capture", "--stdin", "--json"], &input).code(1);
-    assert_eq!(r.json(), serde_json::json!({"stored": 3, "duplicates": 0, "rejected": 3}));
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"stored": 3, "duplicates": 0, "rejected": 3, "excluded": 0, "redactions": 0})
+    );
     let lines: Vec<&str> = r.stderr.lines().collect();
     assert_eq!(lines.len(), 3, "{}", r.stderr);
     // A line longer than any valid turn (4 × 1 MiB + 64 KiB) is refused
@@ -267,7 +275,10 @@ fn deeply_nested_json_is_refused_without_exhausting_the_stack() {
     input.extend_from_slice(format!("{}\n", "{\"a\":".repeat(200_000)).as_bytes());
     input.extend_from_slice(b"{\"session\":\"s\",\"user\":\"two\",\"assistant\":\"a\"}\n");
     let r = env.run_stdin(&["capture", "--stdin", "--json"], &input).code(1);
-    assert_eq!(r.json(), serde_json::json!({"stored": 2, "duplicates": 0, "rejected": 3}));
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"stored": 2, "duplicates": 0, "rejected": 3, "excluded": 0, "redactions": 0})
+    );
     // serde_json stops at the first value of the wrong type or name, so
     // no nesting is ever descended into (its recursion limit is a backstop).
     for n in [2, 3, 4] {

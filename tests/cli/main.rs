@@ -12,6 +12,7 @@ mod housekeeping;
 mod local;
 mod packaging;
 mod pipeline;
+mod privacy;
 mod search;
 mod store;
 mod terminal;

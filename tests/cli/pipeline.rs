@@ -10,7 +10,7 @@ use crate::support::{minutes_ago, Action, Env, FakeServer, Recorded};
 /// Turns carry a topic tag like `[topic:rust]`. The fake model writes L2s
 /// that keep the tag, merges same-topic material, and answers NO_MERGE when
 /// the new material has a topic the running summary lacks.
-fn topic_reply(r: &Recorded) -> Action {
+pub fn topic_reply(r: &Recorded) -> Action {
     let prompt = r.prompt();
     let topics = |s: &str| -> Vec<String> {
         s.split("[topic:").skip(1).filter_map(|t| t.split(']').next()).map(|t| t.to_string()).collect()
