@@ -5,9 +5,12 @@ pub mod capture;
 pub mod check;
 pub mod completions;
 pub mod config;
+pub mod context;
 pub mod doctor;
 pub mod embed;
+pub mod hook;
 pub mod housekeeping;
+pub mod import;
 pub mod man;
 pub mod reembed;
 pub mod search;
@@ -104,6 +107,8 @@ pub fn run(cli: Cli) -> Result<Exit> {
     match &cli.command {
         Command::Completions(a) => return completions::run(a),
         Command::Man(a) => return man::run(a),
+        // A hook never fails the agent, not even on a bad config.
+        Command::Hook(a) => return Ok(hook::run(cli.global.clone(), a)),
         _ => {}
     }
     let ctx = Ctx::new(cli.global)?;
@@ -117,10 +122,12 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Search(a) => search::run(&ctx, &a),
         Command::Embed(a) => embed::run(&ctx, &a),
         Command::Reembed(a) => reembed::run(&ctx, &a),
+        Command::Import(a) => import::run(&ctx, &a),
+        Command::Context(a) => context::run(&ctx, &a),
         Command::Check => check::run(&ctx),
         Command::Doctor => doctor::run(&ctx),
         Command::Config(a) => config::run(&ctx, &a),
-        Command::Completions(_) | Command::Man(_) => unreachable!(),
+        Command::Completions(_) | Command::Man(_) | Command::Hook(_) => unreachable!(),
     }
 }
 
