@@ -9,7 +9,7 @@ use anyhow::{anyhow, Context, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::cli::{Global, HookArgs, HookAgent};
+use crate::cli::{Global, HookAgent, HookArgs};
 use crate::cmd::Ctx;
 use crate::exit::Exit;
 use crate::import::file::{import_file, Options};
@@ -148,7 +148,8 @@ fn codex(ctx: &Ctx, payload: Option<&str>) -> Result<()> {
         at: None,
         id: n.turn_id,
     };
-    let turn = crate::capture::validate(input, max, crate::store::now_ms()).map_err(|why| anyhow!("turn refused: {why}"))?;
+    let turn =
+        crate::capture::validate(input, max, crate::store::now_ms()).map_err(|why| anyhow!("turn refused: {why}"))?;
     let mut store = ctx.open_store()?;
     let tx = store.write()?;
     let stored = crate::capture::insert(&tx, &turn).map_err(crate::store::classify)?;

@@ -202,7 +202,9 @@ impl Parser for CodexParser {
                             }
                             _ => s.clone(),
                         },
-                        Some(v) => v.get("content").and_then(Value::as_str).map(str::to_string).unwrap_or(v.to_string()),
+                        Some(v) => {
+                            v.get("content").and_then(Value::as_str).map(str::to_string).unwrap_or(v.to_string())
+                        }
                         None => String::new(),
                     };
                     let line_text = format!("[result: {}]", short(&out, TOOL_LINE));

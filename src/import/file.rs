@@ -54,9 +54,10 @@ pub fn import_file(
     file.seek(SeekFrom::Start(start))?;
     file.read_to_end(&mut data).with_context(|| format!("reading transcript {}", abs.display()))?;
 
-    let fallback = opts.fallback_session.clone().or_else(|| {
-        abs.file_stem().map(|s| s.to_string_lossy().trim_start_matches("rollout-").to_string())
-    });
+    let fallback = opts
+        .fallback_session
+        .clone()
+        .or_else(|| abs.file_stem().map(|s| s.to_string_lossy().trim_start_matches("rollout-").to_string()));
     let mut p = parser(format, carry, fallback);
     let mut report = Report { files: 1, bytes_read: data.len() as u64, ..Report::default() };
     let shown = path.display().to_string();

@@ -36,7 +36,16 @@ pub fn set_mark(conn: &Connection, path: &str, format: &str, m: &FileMark, now: 
          ON CONFLICT (path) DO UPDATE SET format = ?2, byte_offset = ?3, line_no = ?4, check_hash = ?5,
              session = ?6, cwd = ?7, updated_at = ?8",
     )?
-    .execute(params![path, format, m.byte_offset as i64, m.line_no as i64, m.check_hash, m.session, m.cwd, now])?;
+    .execute(params![
+        path,
+        format,
+        m.byte_offset as i64,
+        m.line_no as i64,
+        m.check_hash,
+        m.session,
+        m.cwd,
+        now
+    ])?;
     Ok(())
 }
 

@@ -8,6 +8,7 @@ mod dbfaults;
 mod generated;
 mod hostile;
 mod housekeeping;
+mod import;
 mod local;
 mod packaging;
 mod pipeline;
