@@ -78,6 +78,8 @@ pub enum Command {
     Hook(HookArgs),
     /// Print the memory block for the start of a session
     Context(ContextArgs),
+    /// Model Context Protocol server on stdio (search, show_session, recent, context)
+    Mcp,
     /// Verify the database invariants; exit 1 naming any violation
     Check,
     /// Check the database, models and runtime

@@ -13,6 +13,7 @@ pub mod import;
 pub mod inspect;
 pub mod llm;
 pub mod lock;
+pub mod mcp;
 pub mod paths;
 pub mod pipeline;
 pub mod runs;

@@ -12,6 +12,7 @@ pub mod hook;
 pub mod housekeeping;
 pub mod import;
 pub mod man;
+pub mod mcp;
 pub mod reembed;
 pub mod search;
 pub mod sessions;
@@ -112,6 +113,9 @@ pub fn run(cli: Cli) -> Result<Exit> {
         _ => {}
     }
     let ctx = Ctx::new(cli.global)?;
+    if let Command::Mcp = cli.command {
+        return mcp::run(ctx);
+    }
     match cli.command {
         Command::Capture(a) => capture::run(&ctx, &a),
         Command::Summarize(a) => summarize::run(&ctx, &a),
@@ -127,7 +131,7 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Check => check::run(&ctx),
         Command::Doctor => doctor::run(&ctx),
         Command::Config(a) => config::run(&ctx, &a),
-        Command::Completions(_) | Command::Man(_) | Command::Hook(_) => unreachable!(),
+        Command::Completions(_) | Command::Man(_) | Command::Hook(_) | Command::Mcp => unreachable!(),
     }
 }
 

@@ -10,6 +10,7 @@ mod hostile;
 mod housekeeping;
 mod import;
 mod local;
+mod mcp;
 mod packaging;
 mod pipeline;
 mod search;
