@@ -69,19 +69,19 @@ SH
 chmod +x "$tmp/append.sh"
 size=$(stat -c %s "$big")
 
-hyperfine -N --warmup 3 --runs "$runs" --prepare "$tmp/append.sh" --export-json "$tmp/hook.json" \
-  "$bin hook claude-code --db $tmp/bench.db" --input "$tmp/stop.json" > /dev/null 2>&1 \
-  || hyperfine --warmup 3 --runs "$runs" --prepare "$tmp/append.sh" --export-json "$tmp/hook.json" \
-  "$bin hook claude-code < $tmp/stop.json" > /dev/null
+# hyperfine 1.15 has no --input: the hook's stdin comes through a shell,
+# whose start-up hyperfine measures and subtracts.
+hyperfine --warmup 3 --runs "$runs" --prepare "$tmp/append.sh" --export-json "$tmp/hook.json" \
+  "$bin hook claude-code < $tmp/stop.json" > /dev/null 2>&1
 hyperfine -N --warmup 3 --runs "$runs" --export-json "$tmp/capture.json" \
-  "$bin capture --session bench-capture --user 'why does the backup fail?' --assistant 'The disk is full.'" > /dev/null
+  "$bin capture --session bench-capture --user 'why does the backup fail?' --assistant 'The disk is full.'" > /dev/null 2>&1
 turns_after=$("$bin" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["turns"])')
 
 # Import throughput: 10,000 turns into an empty database.
 huge=$tmp/huge.jsonl
 gen 10000 "$huge" 0
 hyperfine -N --runs 3 --prepare "rm -f $tmp/import.db $tmp/import.db-wal $tmp/import.db-shm" --export-json "$tmp/import.json" \
-  "$bin --db $tmp/import.db import claude-code $huge" > /dev/null
+  "$bin --db $tmp/import.db import claude-code $huge" > /dev/null 2>&1
 stored=$("$bin" --db "$tmp/import.db" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["turns"])')
 
 python3 - "$tmp" "$size" "$turns_after" "$stored" "$(stat -c %s "$huge")" "$load" "$(git rev-parse --short HEAD)" "$runs" <<'PY'
@@ -98,7 +98,8 @@ print("|---|---|---|---|")
 print(f"| `hook claude-code` (Stop), 2,000-turn transcript ({int(size) / 1e6:.1f} MB), 1 new turn | {hm:.2f} ms ± {hs:.2f} ms (CPU {hc:.2f} ms) | | |")
 print(f"| `capture` of one turn, same run | {cm:.2f} ms ± {cs:.2f} ms (CPU {cc:.2f} ms) | | |")
 ratio = hm / cm
-print(f"| hook / capture | {ratio:.2f} | about 1 | {'met' if ratio <= 1.5 else 'not met'} |")
+print(f"| hook / capture, wall time | {ratio:.2f} | about 1 | {'met' if ratio <= 1.5 else 'not met'} |")
+print(f"| hook / capture, CPU time | {hc / cc:.2f} | about 1 | {'met' if hc / cc <= 1.5 else 'not met'} |")
 print(f"| import, 10,000-turn transcript ({int(huge) / 1e6:.1f} MB) into an empty database | {im / 1e3:.2f} s, {int(stored) / (im / 1e3):,.0f} turns/s stored (CPU {ic / 1e3:.2f} s) | ≥ 5,000 turns/s | {'met' if int(stored) / (im / 1e3) >= 5000 else 'not met'} |")
 print(f"\nThe hook reads only the transcript's tail (the last stored turn and what follows it), "
       f"so its cost does not grow with the transcript; {turns_after} turns were stored in the hook database at the end "
