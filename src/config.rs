@@ -24,6 +24,7 @@ pub struct Config {
     pub housekeeping: Housekeeping,
     pub capture: Capture,
     pub search: Search,
+    pub import: Import,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -172,6 +173,15 @@ impl Default for Capture {
     fn default() -> Self {
         Capture { max_field_bytes: 1 << 20 }
     }
+}
+
+/// Agents' transcripts (`import`, `hook`, `context --cwd`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Import {
+    /// Project names for working folders: a folder and everything under it
+    /// gets the name; other folders are named by their last component.
+    pub projects: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

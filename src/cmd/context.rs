@@ -10,7 +10,7 @@ use crate::exit::{fail, Exit};
 
 /// The project named by --project, else by the last folder of --cwd or of
 /// the current folder.
-pub fn project_of_args(args: &ContextArgs) -> Result<String> {
+pub fn project_of_args(ctx: &Ctx, args: &ContextArgs) -> Result<String> {
     if let Some(p) = args.project.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
         return Ok(p.to_string());
     }
@@ -18,12 +18,12 @@ pub fn project_of_args(args: &ContextArgs) -> Result<String> {
         Some(d) => d.clone(),
         None => std::env::current_dir()?,
     };
-    crate::import::project_of(&dir.to_string_lossy())
+    crate::import::project_for(&dir.to_string_lossy(), &ctx.config.import.projects)
         .ok_or_else(|| fail(Exit::Usage, format!("no project name in {}; pass --project", dir.display())))
 }
 
 pub fn run(ctx: &Ctx, args: &ContextArgs) -> Result<Exit> {
-    let project = project_of_args(args)?;
+    let project = project_of_args(ctx, args)?;
     let store = ctx.open_store()?;
     let block = crate::context::build(&store.conn, &project, args.limit_tokens)?;
     if ctx.json() {

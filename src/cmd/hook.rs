@@ -68,6 +68,7 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
                 // At SessionEnd nothing more will come: store it all.
                 hold_wordless_tail: hook.hook_event_name != "SessionEnd",
                 fallback_session: hook.session_id,
+                projects: ctx.config.import.projects.clone(),
             };
             let quiet = ctx.quiet();
             let mut warn = |m: String| {
@@ -84,7 +85,10 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
             }
         }
         "SessionStart" => {
-            let Some(project) = hook.cwd.as_deref().and_then(crate::import::project_of) else { return Ok(()) };
+            let projects = &ctx.config.import.projects;
+            let Some(project) = hook.cwd.as_deref().and_then(|c| crate::import::project_for(c, projects)) else {
+                return Ok(());
+            };
             let store = ctx.open_store()?;
             let block = crate::context::build(&store.conn, &project, CONTEXT_TOKENS)?;
             if !block.is_empty() {
@@ -142,7 +146,7 @@ fn codex(ctx: &Ctx, payload: Option<&str>) -> Result<()> {
     let max = ctx.config.capture.max_field_bytes;
     let input = crate::capture::TurnInput {
         session,
-        project: n.cwd.as_deref().and_then(crate::import::project_of),
+        project: n.cwd.as_deref().and_then(|c| crate::import::project_for(c, &ctx.config.import.projects)),
         user: crate::import::fit(&user, max),
         assistant: crate::import::fit(n.last_assistant_message.as_deref().unwrap_or(""), max),
         at: None,

@@ -29,6 +29,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
         max_field_bytes: ctx.config.capture.max_field_bytes,
         hold_wordless_tail: false,
         fallback_session: None,
+        projects: ctx.config.import.projects.clone(),
     };
     let bar = (ctx.progress_allowed() && files.len() > 1).then(|| {
         let b = indicatif::ProgressBar::new(files.len() as u64);

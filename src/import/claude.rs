@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{project_of, short, Carry, Draft, Line, Parser};
+use super::{short, Carry, Draft, Line, Parser};
 
 /// Characters of a tool call's argument or a tool result kept in its line.
 const TOOL_LINE: usize = 120;
@@ -54,7 +54,8 @@ impl ClaudeParser {
             .unwrap_or_else(|| format!("line:{}", line.no));
         self.current = Some(Draft {
             session: self.carry.session.clone().or_else(|| self.fallback_session.clone()).unwrap_or_default(),
-            project: self.carry.cwd.as_deref().and_then(project_of),
+            project: None,
+            cwd: self.carry.cwd.clone(),
             key,
             at,
             user: prompt,
@@ -224,7 +225,7 @@ mod tests {
         assert_eq!(turns.len(), 2);
         assert_eq!(turns[0].key, "u1");
         assert_eq!(turns[0].session, "S");
-        assert_eq!(turns[0].project.as_deref(), Some("app"));
+        assert_eq!(turns[0].cwd.as_deref(), Some("/src/app"));
         assert_eq!(turns[0].user, "fix the build");
         assert_eq!(turns[0].assistant, "[tool Bash: cargo build]\n[result: error[E0425]: x more]\nFixed the typo.");
         assert!(!turns[0].assistant.contains("secret"));

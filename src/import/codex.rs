@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::claude::tool_argument;
-use super::{project_of, short, Carry, Draft, Line, Parser};
+use super::{short, Carry, Draft, Line, Parser};
 
 const TOOL_LINE: usize = 120;
 
@@ -96,7 +96,8 @@ impl CodexParser {
         self.current_has_id = has_id;
         self.current = Some(Draft {
             session: self.carry.session.clone().or_else(|| self.fallback_session.clone()).unwrap_or_default(),
-            project: self.carry.cwd.as_deref().and_then(project_of),
+            project: None,
+            cwd: self.carry.cwd.clone(),
             key,
             at,
             user: text,
@@ -269,7 +270,7 @@ mod tests {
         assert_eq!(turns.len(), 2, "{turns:?}");
         assert_eq!(turns[0].key, "turn-1");
         assert_eq!(turns[0].session, "T1");
-        assert_eq!(turns[0].project.as_deref(), Some("api"));
+        assert_eq!(turns[0].cwd.as_deref(), Some("/w/api"));
         assert_eq!(turns[0].user, "run the tests");
         assert_eq!(turns[0].assistant, "[tool shell: cargo test]\n[result: ok. 3 passed]\nAll 3 pass.");
         assert_eq!(turns[0].start_line, 3, "the turn starts at its turn context");

@@ -26,6 +26,8 @@ pub struct Options {
     pub hold_wordless_tail: bool,
     /// Session id when the records carry none (the hook's, or the file name).
     pub fallback_session: Option<String>,
+    /// `[import] projects`.
+    pub projects: std::collections::BTreeMap<String, String>,
 }
 
 /// Import `path`; malformed lines and refused turns are reported through
@@ -107,8 +109,11 @@ pub fn import_file(
 
     let now = now_ms();
     let mut turns: Vec<(u64, Turn)> = Vec::with_capacity(drafts.len());
-    for d in drafts {
+    for mut d in drafts {
         let line = d.start_line;
+        if let Some(cwd) = &d.cwd {
+            d.project = super::project_for(cwd, &opts.projects);
+        }
         match validate(to_input(d, opts.max_field_bytes), opts.max_field_bytes, now) {
             Ok(t) => turns.push((line, t)),
             Err(why) => {

@@ -297,3 +297,12 @@ fn captured_by_hook_summarized_then_given_back_at_session_start() {
     // Another project has no memory: no output at all.
     assert_eq!(env.run(&["context", "--project", "elsewhere"]).ok().stdout, "");
 }
+
+#[test]
+fn configured_folders_name_the_project() {
+    let env = Env::new().with_config("[import]\nprojects = { \"/home/dev/src\" = \"all-src\" }");
+    env.run(&["import", "claude-code", s(&fixture("claude-code.jsonl"))]).ok();
+    assert_eq!(env.show(CLAUDE_SESSION)["project"], "all-src");
+    let r = env.run(&["context", "--cwd", "/home/dev/src/shopfront/web", "--json"]).ok().json();
+    assert_eq!(r["project"], "all-src");
+}
