@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::cli::{Global, HookAgent, HookArgs};
 use crate::cmd::Ctx;
 use crate::exit::Exit;
-use crate::import::file::{import_file, Options};
+use crate::import::file::{import_file, Options, Tail};
 use crate::import::Format;
 
 /// The largest hook input read from stdin.
@@ -65,8 +65,13 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
             let opts = Options {
                 dry_run: false,
                 max_field_bytes: ctx.config.capture.max_field_bytes,
-                // At SessionEnd nothing more will come: store it all.
-                hold_wordless_tail: hook.hook_event_name != "SessionEnd",
+                tail: match hook.hook_event_name.as_str() {
+                    // Nothing more will come.
+                    "SessionEnd" => Tail::Store,
+                    "Stop" => Tail::StoreWithWords,
+                    // Mid-turn: the main agent's turn is still running.
+                    _ => Tail::Hold,
+                },
                 fallback_session: hook.session_id,
                 projects: ctx.config.import.projects.clone(),
             };

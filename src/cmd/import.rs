@@ -7,7 +7,7 @@ use anyhow::Result;
 use crate::cli::ImportArgs;
 use crate::cmd::{print_json, Ctx};
 use crate::exit::Exit;
-use crate::import::file::{import_file, Options};
+use crate::import::file::{import_file, Options, Tail};
 use crate::import::Report;
 
 pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
@@ -27,7 +27,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
     let opts = Options {
         dry_run: args.dry_run,
         max_field_bytes: ctx.config.capture.max_field_bytes,
-        hold_wordless_tail: false,
+        tail: Tail::Store,
         fallback_session: None,
         projects: ctx.config.import.projects.clone(),
     };

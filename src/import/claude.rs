@@ -131,8 +131,21 @@ impl Parser for ClaudeParser {
             };
             if results.is_empty() {
                 let prompt = text_of(&content);
-                if prompt.trim().is_empty() {
+                let t = prompt.trim_start();
+                if t.is_empty() {
                     self.skip("empty user");
+                    return Ok(());
+                }
+                // Slash commands (/clear, /model) and their output: no conversation.
+                if t.starts_with("<command-name>") || t.starts_with("<local-command-") {
+                    self.skip("command");
+                    return Ok(());
+                }
+                // An interruption belongs to the turn it interrupted.
+                if t.starts_with("[Request interrupted by user") {
+                    if let Some(turn) = self.current.as_mut() {
+                        turn.push_assistant("[interrupted by the user]");
+                    }
                     return Ok(());
                 }
                 self.start_turn(&rec, prompt, line);
@@ -241,10 +254,13 @@ mod tests {
             r#"{"type":"user","uuid":"u1","sessionId":"S","isMeta":true,"message":{"role":"user","content":"Caveat"}}"#,
             r#"{"type":"user","uuid":"u2","sessionId":"S","isSidechain":true,"message":{"role":"user","content":"sub task"}}"#,
             r#"{"type":"assistant","uuid":"a0","message":{"role":"assistant","content":"orphan"}}"#,
+            r#"{"type":"user","uuid":"u3","sessionId":"S","message":{"role":"user","content":"<command-name>/clear</command-name>"}}"#,
+            r#"{"type":"user","uuid":"u4","sessionId":"S","message":{"role":"user","content":"<local-command-stdout></local-command-stdout>"}}"#,
         ]);
         assert!(turns.is_empty());
         assert_eq!(skipped.get("meta"), Some(&1));
         assert_eq!(skipped.get("sidechain"), Some(&1));
         assert_eq!(skipped.get("assistant without prompt"), Some(&1));
+        assert_eq!(skipped.get("command"), Some(&2));
     }
 }

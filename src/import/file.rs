@@ -18,12 +18,23 @@ const BATCH: usize = 500;
 /// Bytes hashed at the head of the file and before the starting point.
 const CHECK_WINDOW: u64 = 4096;
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    /// Store it as it stands (`import`, and the end of a session).
+    Store,
+    /// Store it once the assistant has said something in words (Stop: the
+    /// hook may run before the agent wrote its reply).
+    StoreWithWords,
+    /// Leave it for a later run (mid-turn events: a subagent finished, the
+    /// context is being compacted).
+    Hold,
+}
+
 pub struct Options {
     pub dry_run: bool,
     pub max_field_bytes: usize,
-    /// Leave a last turn that has no assistant words yet for the next run
-    /// (a hook may run before the agent wrote its reply).
-    pub hold_wordless_tail: bool,
+    /// What to do with the last turn of the file, which may still grow.
+    pub tail: Tail,
     /// Session id when the records carry none (the hook's, or the file name).
     pub fallback_session: Option<String>,
     /// `[import] projects`.
@@ -98,7 +109,12 @@ pub fn import_file(
         // key makes that a duplicate, not a second turn).
         next_offset = open.start;
         next_line = open.start_line - 1;
-        if opts.hold_wordless_tail && !open.has_text {
+        let hold = match opts.tail {
+            Tail::Store => false,
+            Tail::StoreWithWords => !open.has_text,
+            Tail::Hold => true,
+        };
+        if hold {
             report.skipped.insert("unfinished turn (held)".into(), 1);
         } else {
             drafts.push(open);

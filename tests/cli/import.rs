@@ -225,6 +225,20 @@ fn session_end_stores_a_last_turn_without_words() {
 }
 
 #[test]
+fn subagent_stop_stores_only_finished_turns() {
+    let env = Env::new();
+    let all = lines("claude-code.jsonl");
+    let f = env.path("session.jsonl");
+    // The first turn has its reply in words but is still open (no next prompt).
+    write_lines(&f, &all[..7]);
+    stop_hook(&env, &f, "SubagentStop").ok();
+    assert_eq!(env.status()["turns"], 0);
+    write_lines(&f, &all[..9]);
+    stop_hook(&env, &f, "SubagentStop").ok();
+    assert_eq!(env.status()["turns"], 1);
+}
+
+#[test]
 fn hooks_never_fail_the_agent() {
     let env = Env::new();
     let r = env.run_stdin(&["hook", "claude-code"], b"not json").ok();
