@@ -25,10 +25,24 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
         HookAgent::ClaudeCode => "claude-code",
         HookAgent::Codex { .. } => "codex",
     };
-    let result = Ctx::new(global).and_then(|ctx| match &args.agent {
-        HookAgent::ClaudeCode => claude_code(&ctx),
-        HookAgent::Codex { payload } => codex(&ctx, payload.as_deref()),
-    });
+    // Not even a bug may fail the agent: a panic is one line and exit 0 too.
+    std::panic::set_hook(Box::new(move |info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("ragger: hook {name}: internal error{at}: {}", what.replace('\n', " "));
+    }));
+    let result = std::panic::catch_unwind(|| {
+        Ctx::new(global).and_then(|ctx| match &args.agent {
+            HookAgent::ClaudeCode => claude_code(&ctx),
+            HookAgent::Codex { payload } => codex(&ctx, payload.as_deref()),
+        })
+    })
+    .unwrap_or(Ok(()));
     if let Err(e) = result {
         let line = format!("{e:#}").replace('\n', " ");
         eprintln!("ragger: hook {name}: {line}");
