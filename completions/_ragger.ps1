@@ -42,6 +42,10 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search summaries by meaning and keywords')
             [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
             [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import agents'' transcript files (Claude Code, Codex) or JSON Lines')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Agent hook entry points: capture each turn, give memory back')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print the memory block for the start of a session')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Model Context Protocol server on stdio (search, show_session, recent, context)')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the database invariants; exit 1 naming any violation')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove turns and everything derived from them, leaving no trace in the file')
             [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Apply the current redaction rules to turns and summaries already stored')
@@ -189,6 +193,106 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print how many vectors are stale and change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;import' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Count what would be stored and change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ragger;hook' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context')
+            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;hook;claude-code' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;hook;codex' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;hook;help' {
+            [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context')
+            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;hook;help;claude-code' {
+            break
+        }
+        'ragger;hook;help;codex' {
+            break
+        }
+        'ragger;hook;help;help' {
+            break
+        }
+        'ragger;context' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project name [default: the last folder of --cwd or of the current folder]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Working folder whose name is the project')
+            [CompletionResult]::new('--limit-tokens', '--limit-tokens', [CompletionResultType]::ParameterName, 'Budget of the block in tokens (about four characters a token)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;mcp' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
@@ -389,6 +493,10 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search summaries by meaning and keywords')
             [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
             [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import agents'' transcript files (Claude Code, Codex) or JSON Lines')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Agent hook entry points: capture each turn, give memory back')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print the memory block for the start of a session')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Model Context Protocol server on stdio (search, show_session, recent, context)')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the database invariants; exit 1 naming any violation')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove turns and everything derived from them, leaving no trace in the file')
             [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Apply the current redaction rules to turns and summaries already stored')
@@ -425,6 +533,26 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;help;reembed' {
+            break
+        }
+        'ragger;help;import' {
+            break
+        }
+        'ragger;help;hook' {
+            [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context')
+            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)')
+            break
+        }
+        'ragger;help;hook;claude-code' {
+            break
+        }
+        'ragger;help;hook;codex' {
+            break
+        }
+        'ragger;help;context' {
+            break
+        }
+        'ragger;help;mcp' {
             break
         }
         'ragger;help;check' {

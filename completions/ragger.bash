@@ -28,6 +28,9 @@ _ragger() {
             ragger,config)
                 cmd="ragger__subcmd__config"
                 ;;
+            ragger,context)
+                cmd="ragger__subcmd__context"
+                ;;
             ragger,doctor)
                 cmd="ragger__subcmd__doctor"
                 ;;
@@ -43,11 +46,20 @@ _ragger() {
             ragger,help)
                 cmd="ragger__subcmd__help"
                 ;;
+            ragger,hook)
+                cmd="ragger__subcmd__hook"
+                ;;
             ragger,housekeeping)
                 cmd="ragger__subcmd__housekeeping"
                 ;;
+            ragger,import)
+                cmd="ragger__subcmd__import"
+                ;;
             ragger,man)
                 cmd="ragger__subcmd__man"
+                ;;
+            ragger,mcp)
+                cmd="ragger__subcmd__mcp"
                 ;;
             ragger,redact)
                 cmd="ragger__subcmd__redact"
@@ -106,6 +118,9 @@ _ragger() {
             ragger__subcmd__help,config)
                 cmd="ragger__subcmd__help__subcmd__config"
                 ;;
+            ragger__subcmd__help,context)
+                cmd="ragger__subcmd__help__subcmd__context"
+                ;;
             ragger__subcmd__help,doctor)
                 cmd="ragger__subcmd__help__subcmd__doctor"
                 ;;
@@ -121,11 +136,20 @@ _ragger() {
             ragger__subcmd__help,help)
                 cmd="ragger__subcmd__help__subcmd__help"
                 ;;
+            ragger__subcmd__help,hook)
+                cmd="ragger__subcmd__help__subcmd__hook"
+                ;;
             ragger__subcmd__help,housekeeping)
                 cmd="ragger__subcmd__help__subcmd__housekeeping"
                 ;;
+            ragger__subcmd__help,import)
+                cmd="ragger__subcmd__help__subcmd__import"
+                ;;
             ragger__subcmd__help,man)
                 cmd="ragger__subcmd__help__subcmd__man"
+                ;;
+            ragger__subcmd__help,mcp)
+                cmd="ragger__subcmd__help__subcmd__mcp"
                 ;;
             ragger__subcmd__help,redact)
                 cmd="ragger__subcmd__help__subcmd__redact"
@@ -157,6 +181,30 @@ _ragger() {
             ragger__subcmd__help__subcmd__config,show)
                 cmd="ragger__subcmd__help__subcmd__config__subcmd__show"
                 ;;
+            ragger__subcmd__help__subcmd__hook,claude-code)
+                cmd="ragger__subcmd__help__subcmd__hook__subcmd__claude__subcmd__code"
+                ;;
+            ragger__subcmd__help__subcmd__hook,codex)
+                cmd="ragger__subcmd__help__subcmd__hook__subcmd__codex"
+                ;;
+            ragger__subcmd__hook,claude-code)
+                cmd="ragger__subcmd__hook__subcmd__claude__subcmd__code"
+                ;;
+            ragger__subcmd__hook,codex)
+                cmd="ragger__subcmd__hook__subcmd__codex"
+                ;;
+            ragger__subcmd__hook,help)
+                cmd="ragger__subcmd__hook__subcmd__help"
+                ;;
+            ragger__subcmd__hook__subcmd__help,claude-code)
+                cmd="ragger__subcmd__hook__subcmd__help__subcmd__claude__subcmd__code"
+                ;;
+            ragger__subcmd__hook__subcmd__help,codex)
+                cmd="ragger__subcmd__hook__subcmd__help__subcmd__codex"
+                ;;
+            ragger__subcmd__hook__subcmd__help,help)
+                cmd="ragger__subcmd__hook__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -164,7 +212,7 @@ _ragger() {
 
     case "${cmd}" in
         ragger)
-            opts="-q -v -h -V --config --db --quiet --verbose --json --color --help --version capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help"
+            opts="-q -v -h -V --config --db --quiet --verbose --json --color --help --version capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -473,6 +521,44 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__context)
+            opts="-q -v -h --project --cwd --limit-tokens --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__doctor)
             opts="-q -v -h --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -622,7 +708,7 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__help)
-            opts="capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help"
+            opts="capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -733,6 +819,20 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__help__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -803,6 +903,48 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__help__subcmd__hook)
+            opts="claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__help__subcmd__hook__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__help__subcmd__hook__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__help__subcmd__housekeeping)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -817,7 +959,35 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__help__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -929,6 +1099,140 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__hook)
+            opts="-q -v -h --config --db --quiet --verbose --json --color --help claude-code codex help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__hook__subcmd__claude__subcmd__code)
+            opts="-q -v -h --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__hook__subcmd__codex)
+            opts="-q -v -h --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__hook__subcmd__help)
+            opts="claude-code codex help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__hook__subcmd__help__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__hook__subcmd__help__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__hook__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__housekeeping)
             opts="-q -v -h --no-summarize --max-seconds --dry-run --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -959,6 +1263,32 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__import)
+            opts="-q -v -h --dry-run --config --db --quiet --verbose --json --color --help claude-code codex jsonl"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__man)
             opts="-q -v -h --dir --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -970,6 +1300,32 @@ _ragger() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__mcp)
+            opts="-q -v -h --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -39,6 +39,10 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand search 'Search summaries by meaning and keywords'
             cand embed 'Print embeddings of texts as JSON Lines'
             cand reembed 'Recompute vectors made by another embedding model'
+            cand import 'Import agents'' transcript files (Claude Code, Codex) or JSON Lines'
+            cand hook 'Agent hook entry points: capture each turn, give memory back'
+            cand context 'Print the memory block for the start of a session'
+            cand mcp 'Model Context Protocol server on stdio (search, show_session, recent, context)'
             cand check 'Verify the database invariants; exit 1 naming any violation'
             cand forget 'Remove turns and everything derived from them, leaving no trace in the file'
             cand redact 'Apply the current redaction rules to turns and summaries already stored'
@@ -177,6 +181,96 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to use colour'
             cand --dry-run 'Print how many vectors are stale and change nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;import'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --dry-run 'Count what would be stored and change nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ragger;hook'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand claude-code 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context'
+            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;hook;claude-code'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;hook;codex'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;hook;help'= {
+            cand claude-code 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context'
+            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;hook;help;claude-code'= {
+        }
+        &'ragger;hook;help;codex'= {
+        }
+        &'ragger;hook;help;help'= {
+        }
+        &'ragger;context'= {
+            cand --project 'Project name [default: the last folder of --cwd or of the current folder]'
+            cand --cwd 'Working folder whose name is the project'
+            cand --limit-tokens 'Budget of the block in tokens (about four characters a token)'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;mcp'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
             cand -q 'Print nothing but errors'
             cand --quiet 'Print nothing but errors'
             cand -v 'More output: -v a one-line summary, -vv details and model logs'
@@ -360,6 +454,10 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand search 'Search summaries by meaning and keywords'
             cand embed 'Print embeddings of texts as JSON Lines'
             cand reembed 'Recompute vectors made by another embedding model'
+            cand import 'Import agents'' transcript files (Claude Code, Codex) or JSON Lines'
+            cand hook 'Agent hook entry points: capture each turn, give memory back'
+            cand context 'Print the memory block for the start of a session'
+            cand mcp 'Model Context Protocol server on stdio (search, show_session, recent, context)'
             cand check 'Verify the database invariants; exit 1 naming any violation'
             cand forget 'Remove turns and everything derived from them, leaving no trace in the file'
             cand redact 'Apply the current redaction rules to turns and summaries already stored'
@@ -387,6 +485,20 @@ set edit:completion:arg-completer[ragger] = {|@words|
         &'ragger;help;embed'= {
         }
         &'ragger;help;reembed'= {
+        }
+        &'ragger;help;import'= {
+        }
+        &'ragger;help;hook'= {
+            cand claude-code 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context'
+            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
+        }
+        &'ragger;help;hook;claude-code'= {
+        }
+        &'ragger;help;hook;codex'= {
+        }
+        &'ragger;help;context'= {
+        }
+        &'ragger;help;mcp'= {
         }
         &'ragger;help;check'= {
         }

@@ -43,6 +43,10 @@ complete -c ragger -n "__fish_ragger_needs_command" -f -a "show" -d 'Show one se
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "search" -d 'Search summaries by meaning and keywords'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "import" -d 'Import agents\' transcript files (Claude Code, Codex) or JSON Lines'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "hook" -d 'Agent hook entry points: capture each turn, give memory back'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "context" -d 'Print the memory block for the start of a session'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "mcp" -d 'Model Context Protocol server on stdio (search, show_session, recent, context)'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "forget" -d 'Remove turns and everything derived from them, leaving no trace in the file'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "redact" -d 'Apply the current redaction rules to turns and summaries already stored'
@@ -160,6 +164,70 @@ complete -c ragger -n "__fish_ragger_using_subcommand reembed" -s q -l quiet -d 
 complete -c ragger -n "__fish_ragger_using_subcommand reembed" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand reembed" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand import" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand import" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand import" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand import" -l dry-run -d 'Count what would be stored and change nothing'
+complete -c ragger -n "__fish_ragger_using_subcommand import" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand import" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand import" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -f -a "claude-code" -d 'Claude Code command hook: reads the hook\'s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session\'s transcript (only what is new); SessionStart prints the memory block as additional context'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -f -a "codex" -d 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "claude-code" -d 'Claude Code command hook: reads the hook\'s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session\'s transcript (only what is new); SessionStart prints the memory block as additional context'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "codex" -d 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l project -d 'Project name [default: the last folder of --cwd or of the current folder]' -r
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l cwd -d 'Working folder whose name is the project' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l limit-tokens -d 'Budget of the block in tokens (about four characters a token)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand context" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand context" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand context" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand mcp" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand mcp" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand check" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand check" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
@@ -282,24 +350,30 @@ complete -c ragger -n "__fish_ragger_using_subcommand man" -s q -l quiet -d 'Pri
 complete -c ragger -n "__fish_ragger_using_subcommand man" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand man" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand man" -s h -l help -d 'Print help'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "capture" -d 'Store one conversation turn (or JSON Lines from stdin)'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "status" -d 'Counts of sessions, turns and pending work'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "sessions" -d 'List sessions'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "show" -d 'Show one session: its turns and summaries'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "search" -d 'Search summaries by meaning and keywords'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "forget" -d 'Remove turns and everything derived from them, leaving no trace in the file'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "redact" -d 'Apply the current redaction rules to turns and summaries already stored'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "export" -d 'Write turns and summaries out as Markdown or JSON Lines'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "doctor" -d 'Check the database, models and runtime'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "config" -d 'Print or inspect the configuration'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "completions" -d 'Print shell completions to stdout'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed check forget redact export doctor config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "capture" -d 'Store one conversation turn (or JSON Lines from stdin)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "status" -d 'Counts of sessions, turns and pending work'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "sessions" -d 'List sessions'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "show" -d 'Show one session: its turns and summaries'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "search" -d 'Search summaries by meaning and keywords'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "import" -d 'Import agents\' transcript files (Claude Code, Codex) or JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "hook" -d 'Agent hook entry points: capture each turn, give memory back'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "context" -d 'Print the memory block for the start of a session'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "mcp" -d 'Model Context Protocol server on stdio (search, show_session, recent, context)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "forget" -d 'Remove turns and everything derived from them, leaving no trace in the file'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "redact" -d 'Apply the current redaction rules to turns and summaries already stored'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "export" -d 'Write turns and summaries out as Markdown or JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "doctor" -d 'Check the database, models and runtime'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "config" -d 'Print or inspect the configuration'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "claude-code" -d 'Claude Code command hook: reads the hook\'s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session\'s transcript (only what is new); SessionStart prints the memory block as additional context'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "codex" -d 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "default" -d 'Print a commented example config with the defaults'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the merged configuration'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config files consulted, in order'

@@ -57,6 +57,46 @@ pub const MAX_ID_BYTES: usize = 1024;
 pub const MAX_CLOCK_SKEW_MS: i64 = 10 * 60_000;
 
 /// Check a turn; the error says what is wrong (the caller adds where).
+/// The one door every turn comes through (`capture` flags and `--stdin`,
+/// `import`, hooks): a turn of an excluded project or from a folder marked
+/// `.ragger-ignore` is dropped, secrets are redacted, then the turn is
+/// validated, all before anything is stored or hashed.
+pub struct Door {
+    redactor: crate::redact::Redactor,
+    exclusions: crate::exclude::Exclusions,
+    pub max_field_bytes: usize,
+}
+
+/// What the door made of a turn.
+pub enum Admitted {
+    /// Ready to store (`redactions` counts the secrets replaced).
+    Turn(Turn),
+    /// Excluded by `[capture] exclude_projects` or a `.ragger-ignore` file.
+    Excluded,
+}
+
+impl Door {
+    pub fn new(config: &crate::config::Config) -> Result<Door> {
+        Ok(Door {
+            redactor: crate::redact::Redactor::new(&config.privacy)?,
+            exclusions: crate::exclude::Exclusions::new(&config.capture)?,
+            max_field_bytes: config.capture.max_field_bytes,
+        })
+    }
+
+    /// Admit one turn; `cwd` is the folder it was said in, when known (an
+    /// agent's working folder), for `.ragger-ignore`.
+    pub fn admit(&self, mut input: TurnInput, cwd: Option<&std::path::Path>, now: i64) -> Result<Admitted, String> {
+        if self.exclusions.project(input.project.as_deref()) || cwd.and_then(crate::exclude::ignore_file).is_some() {
+            return Ok(Admitted::Excluded);
+        }
+        let n = crate::redact::redact_turn(&self.redactor, &mut input);
+        let mut turn = validate(input, self.max_field_bytes, now)?;
+        turn.redactions = n as i64;
+        Ok(Admitted::Turn(turn))
+    }
+}
+
 pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Turn, String> {
     let session = input.session.trim().to_string();
     if session.is_empty() {

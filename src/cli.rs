@@ -72,6 +72,14 @@ pub enum Command {
     Embed(EmbedArgs),
     /// Recompute vectors made by another embedding model
     Reembed(ReembedArgs),
+    /// Import agents' transcript files (Claude Code, Codex) or JSON Lines
+    Import(ImportArgs),
+    /// Agent hook entry points: capture each turn, give memory back
+    Hook(HookArgs),
+    /// Print the memory block for the start of a session
+    Context(ContextArgs),
+    /// Model Context Protocol server on stdio (search, show_session, recent, context)
+    Mcp,
     /// Verify the database invariants; exit 1 naming any violation
     Check,
     /// Remove turns and everything derived from them, leaving no trace in the file
@@ -299,6 +307,57 @@ pub enum ConfigAction {
 pub struct CompletionsArgs {
     /// Shell
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Importing a file again stores only its new turns: each turn's key comes from the \
+transcript's own ids, and ragger remembers how far each file was read. A folder is searched for *.jsonl files.")]
+pub struct ImportArgs {
+    /// Transcript format
+    #[arg(value_enum)]
+    pub format: crate::import::Format,
+    /// Transcript files or folders
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Count what would be stored and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "A hook never fails the agent: on any error it prints one line on stderr and exits 0.")]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub agent: HookAgent,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum HookAgent {
+    /// Claude Code command hook: reads the hook's JSON on stdin. Stop,
+    /// SubagentStop, PreCompact and SessionEnd import the session's transcript
+    /// (only what is new); SessionStart prints the memory block as additional
+    /// context.
+    ClaudeCode,
+    /// Codex `notify` program: stores the finished turn from the JSON argument
+    /// (agent-turn-complete).
+    Codex {
+        /// The notification JSON (read from stdin when absent)
+        #[arg(value_name = "JSON")]
+        payload: Option<String>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct ContextArgs {
+    /// Project name [default: the last folder of --cwd or of the current folder]
+    #[arg(long, conflicts_with = "cwd")]
+    pub project: Option<String>,
+    /// Working folder whose name is the project
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Budget of the block in tokens (about four characters a token)
+    #[arg(long, value_name = "N", default_value_t = 1500)]
+    pub limit_tokens: usize,
 }
 
 #[derive(Args, Debug)]

@@ -25,6 +25,7 @@ pub struct Config {
     pub capture: Capture,
     pub search: Search,
     pub privacy: Privacy,
+    pub import: Import,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -212,6 +213,15 @@ impl Default for Privacy {
     fn default() -> Self {
         Privacy { redact: true, extra_patterns: Vec::new(), allow: Vec::new() }
     }
+}
+
+/// Agents' transcripts (`import`, `hook`, `context --cwd`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Import {
+    /// Project names for working folders: a folder and everything under it
+    /// gets the name; other folders are named by their last component.
+    pub projects: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -5,12 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::capture::{insert, parse_line, validate, Counts, Turn, TurnInput};
+use crate::capture::{insert, parse_line, Admitted, Counts, Door, Turn, TurnInput};
 use crate::cli::CaptureArgs;
 use crate::cmd::{print_json, Ctx};
-use crate::exclude::{ignore_file, Exclusions};
+use crate::exclude::ignore_file;
 use crate::exit::{fail, Exit};
-use crate::redact::{redact_turn, Redactor};
 use crate::store::{now_ms, Store};
 
 /// Lines per transaction when reading stdin.
@@ -20,8 +19,7 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
     let max = ctx.config.capture.max_field_bytes;
     let now = now_ms();
     let mut counts = Counts::default();
-    let redactor = Redactor::new(&ctx.config.privacy)?;
-    let exclusions = Exclusions::new(&ctx.config.capture)?;
+    let door = Door::new(&ctx.config)?;
     // A folder marked `.ragger-ignore` is never captured: read what was
     // sent (so a hook's pipe does not break), store nothing, exit 0.
     if let Some(marker) = std::env::current_dir().ok().and_then(|d| ignore_file(&d)) {
@@ -62,7 +60,7 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match parse_line(line).and_then(|i| prepare(i, &redactor, &exclusions, max, now, &mut counts)) {
+            match parse_line(line).and_then(|i| prepare(i, &door, now, &mut counts)) {
                 Ok(None) => {}
                 Ok(Some(t)) => {
                     if args.summarize && !sessions_touched.contains(&t.session) {
@@ -89,7 +87,7 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             at: args.at.clone(),
             id: args.id.clone(),
         };
-        let turn = prepare(input, &redactor, &exclusions, max, now, &mut counts)
+        let turn = prepare(input, &door, now, &mut counts)
             .map_err(|why| fail(Exit::Failed, format!("capture refused: {why}")))?;
         if let Some(turn) = turn {
             sessions_touched.push(turn.session.clone());
@@ -163,25 +161,18 @@ fn skip_line(reader: &mut impl BufRead) -> std::io::Result<()> {
     }
 }
 
-/// Validate one turn, drop it if its project is excluded, and redact its
-/// secrets before anything is stored or hashed. `Ok(None)`: excluded.
-fn prepare(
-    mut input: TurnInput,
-    redactor: &Redactor,
-    exclusions: &Exclusions,
-    max: usize,
-    now: i64,
-    counts: &mut Counts,
-) -> Result<Option<Turn>, String> {
-    if exclusions.project(input.project.as_deref()) {
-        counts.excluded += 1;
-        return Ok(None);
+/// One turn through the capture door; `Ok(None)`: excluded.
+fn prepare(input: TurnInput, door: &Door, now: i64, counts: &mut Counts) -> Result<Option<Turn>, String> {
+    match door.admit(input, None, now)? {
+        Admitted::Excluded => {
+            counts.excluded += 1;
+            Ok(None)
+        }
+        Admitted::Turn(turn) => {
+            counts.redactions += turn.redactions as u64;
+            Ok(Some(turn))
+        }
     }
-    let n = redact_turn(redactor, &mut input);
-    let mut turn = validate(input, max, now)?;
-    turn.redactions = n as i64;
-    counts.redactions += n as u64;
-    Ok(Some(turn))
 }
 
 fn report(ctx: &Ctx, counts: &Counts, marker: Option<&std::path::Path>) -> Result<()> {

@@ -5,12 +5,16 @@ pub mod capture;
 pub mod check;
 pub mod completions;
 pub mod config;
+pub mod context;
 pub mod doctor;
 pub mod embed;
 pub mod export;
 pub mod forget;
+pub mod hook;
 pub mod housekeeping;
+pub mod import;
 pub mod man;
+pub mod mcp;
 pub mod redact;
 pub mod reembed;
 pub mod search;
@@ -129,9 +133,14 @@ pub fn run(cli: Cli) -> Result<Exit> {
     match &cli.command {
         Command::Completions(a) => return completions::run(a),
         Command::Man(a) => return man::run(a),
+        // A hook never fails the agent, not even on a bad config.
+        Command::Hook(a) => return Ok(hook::run(cli.global.clone(), a)),
         _ => {}
     }
     let ctx = Ctx::new(cli.global)?;
+    if let Command::Mcp = cli.command {
+        return mcp::run(ctx);
+    }
     match cli.command {
         Command::Capture(a) => capture::run(&ctx, &a),
         Command::Summarize(a) => summarize::run(&ctx, &a),
@@ -142,13 +151,15 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Search(a) => search::run(&ctx, &a),
         Command::Embed(a) => embed::run(&ctx, &a),
         Command::Reembed(a) => reembed::run(&ctx, &a),
+        Command::Import(a) => import::run(&ctx, &a),
+        Command::Context(a) => context::run(&ctx, &a),
         Command::Check => check::run(&ctx),
         Command::Forget(a) => forget::run(&ctx, &a),
         Command::Redact(a) => redact::run(&ctx, &a),
         Command::Export(a) => export::run(&ctx, &a),
         Command::Doctor => doctor::run(&ctx),
         Command::Config(a) => config::run(&ctx, &a),
-        Command::Completions(_) | Command::Man(_) => unreachable!(),
+        Command::Completions(_) | Command::Man(_) | Command::Hook(_) | Command::Mcp => unreachable!(),
     }
 }
 

@@ -48,6 +48,14 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
+/// Search as `ragger search` does, for other front ends (`ragger mcp`).
+pub fn find(ctx: &Ctx, conn: &rusqlite::Connection, text: &str, filters: &Filters, limit: usize) -> Result<Vec<Hit>> {
+    let weights = Weights { vector: ctx.config.search.vector_weight, keyword: ctx.config.search.keyword_weight };
+    let query = query_vector(ctx, conn, text)?;
+    let qv = query.as_ref().map(|(v, m)| QueryVector { vector: v, model: m });
+    Ok(search::search(conn, text, qv, filters, weights, limit)?.hits)
+}
+
 /// The query's vector and model id, or None for keyword-only search.
 fn query_vector(ctx: &Ctx, conn: &rusqlite::Connection, text: &str) -> Result<Option<(Vec<f32>, String)>> {
     if !ctx.config.embedder.enabled {

@@ -1,6 +1,7 @@
 //! The one shared SQLite file: opening it (pragmas, permissions,
 //! migrations) and the small helpers every command uses.
 
+pub mod imports;
 pub mod privacy;
 pub mod schema;
 

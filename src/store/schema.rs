@@ -265,4 +265,18 @@ END;
     r#"
 ALTER TABLE sessions ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
 "#,
+    // 4: what `ragger import` / `ragger hook` already read of each
+    // transcript file, so the next run reads only the tail.
+    r#"
+CREATE TABLE import_files (
+    path        TEXT PRIMARY KEY,           -- absolute path of the transcript
+    format      TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,           -- where the next read starts (a turn's start)
+    line_no     INTEGER NOT NULL,           -- lines before byte_offset
+    check_hash  TEXT NOT NULL,              -- FNV-1a of the bytes before byte_offset (head and last 4 KiB)
+    session     TEXT,                       -- what the file stated once (Codex session meta)
+    cwd         TEXT,
+    updated_at  INTEGER NOT NULL
+);
+"#,
 ];

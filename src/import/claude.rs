@@ -1,0 +1,266 @@
+//! Claude Code transcripts: JSON Lines under ~/.claude/projects/, one
+//! record per line with `type` (`user`, `assistant`, `summary`, `system`,
+//! …), `message.role`, `message.content` (a string or a list of `text`,
+//! `thinking`, `tool_use`, `tool_result`, `image` blocks), `uuid`,
+//! `parentUuid`, `timestamp`, `sessionId`, `cwd`, `isSidechain`, `isMeta`.
+//!
+//! A turn starts at a user record that carries a prompt (not tool results)
+//! and runs to the next one; its key is that record's `uuid`. Assistant
+//! text is kept, tool calls and results become one short line each,
+//! thinking is dropped.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{short, Carry, Draft, Line, Parser};
+
+/// Characters of a tool call's argument or a tool result kept in its line.
+const TOOL_LINE: usize = 120;
+
+pub struct ClaudeParser {
+    carry: Carry,
+    fallback_session: Option<String>,
+    current: Option<Draft>,
+    done: Vec<Draft>,
+    skipped: BTreeMap<String, u64>,
+}
+
+impl ClaudeParser {
+    pub fn new(carry: Carry, fallback_session: Option<String>) -> ClaudeParser {
+        ClaudeParser { carry, fallback_session, current: None, done: vec![], skipped: BTreeMap::new() }
+    }
+
+    fn skip(&mut self, what: &str) {
+        *self.skipped.entry(what.to_string()).or_default() += 1;
+    }
+
+    fn start_turn(&mut self, rec: &Value, prompt: String, line: &Line<'_>) {
+        if let Some(t) = self.current.take() {
+            self.done.push(t);
+        }
+        if let Some(s) = rec.get("sessionId").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            self.carry.session = Some(s.to_string());
+        }
+        if let Some(c) = rec.get("cwd").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            self.carry.cwd = Some(c.to_string());
+        }
+        let at = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
+        let key = rec
+            .get("uuid")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| at.clone().map(|t| format!("at:{t}")))
+            .unwrap_or_else(|| format!("line:{}", line.no));
+        self.current = Some(Draft {
+            session: self.carry.session.clone().or_else(|| self.fallback_session.clone()).unwrap_or_default(),
+            project: None,
+            cwd: self.carry.cwd.clone(),
+            key,
+            at,
+            user: prompt,
+            assistant: String::new(),
+            has_text: false,
+            start: line.offset,
+            start_line: line.no,
+        });
+    }
+}
+
+/// Text of a content value: a string, or the `text` blocks of a list.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The one argument that says what a tool call did.
+pub fn tool_argument(input: &Value) -> String {
+    for k in ["command", "file_path", "path", "pattern", "url", "query", "description", "prompt", "cmd"] {
+        if let Some(v) = input.get(k) {
+            return match v {
+                Value::String(s) => s.clone(),
+                Value::Array(a) => a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
+                other => other.to_string(),
+            };
+        }
+    }
+    match input {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Parser for ClaudeParser {
+    fn feed(&mut self, line: &Line<'_>) -> Result<(), String> {
+        let text = std::str::from_utf8(line.bytes).map_err(|e| format!("not valid UTF-8 ({e})"))?;
+        let rec: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+        let Some(kind) = rec.get("type").and_then(Value::as_str) else {
+            self.skip("untyped");
+            return Ok(());
+        };
+        if kind != "user" && kind != "assistant" {
+            self.skip(kind);
+            return Ok(());
+        }
+        if rec.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+            self.skip("sidechain");
+            return Ok(());
+        }
+        let content = rec.get("message").and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
+        if kind == "user" {
+            if rec.get("isMeta").and_then(Value::as_bool) == Some(true)
+                || rec.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
+            {
+                self.skip("meta");
+                return Ok(());
+            }
+            let results: Vec<&Value> = match &content {
+                Value::Array(b) => {
+                    b.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).collect()
+                }
+                _ => vec![],
+            };
+            if results.is_empty() {
+                let prompt = text_of(&content);
+                let t = prompt.trim_start();
+                if t.is_empty() {
+                    self.skip("empty user");
+                    return Ok(());
+                }
+                // Slash commands (/clear, /model) and their output: no conversation.
+                if t.starts_with("<command-name>") || t.starts_with("<local-command-") {
+                    self.skip("command");
+                    return Ok(());
+                }
+                // An interruption belongs to the turn it interrupted.
+                if t.starts_with("[Request interrupted by user") {
+                    if let Some(turn) = self.current.as_mut() {
+                        turn.push_assistant("[interrupted by the user]");
+                    }
+                    return Ok(());
+                }
+                self.start_turn(&rec, prompt, line);
+                return Ok(());
+            }
+            let Some(turn) = self.current.as_mut() else {
+                self.skip("tool result without prompt");
+                return Ok(());
+            };
+            for r in results {
+                let body = short(&text_of(r.get("content").unwrap_or(&Value::Null)), TOOL_LINE);
+                let error = if r.get("is_error").and_then(Value::as_bool) == Some(true) { "error: " } else { "" };
+                turn.push_assistant(&format!("[result: {error}{body}]"));
+            }
+            return Ok(());
+        }
+        // assistant
+        let Some(turn) = self.current.as_mut() else {
+            self.skip("assistant without prompt");
+            return Ok(());
+        };
+        match &content {
+            Value::String(s) => {
+                turn.has_text |= !s.trim().is_empty();
+                turn.push_assistant(s);
+            }
+            Value::Array(blocks) => {
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            let t = b.get("text").and_then(Value::as_str).unwrap_or("");
+                            turn.has_text |= !t.trim().is_empty();
+                            turn.push_assistant(t);
+                        }
+                        Some("tool_use") => {
+                            let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
+                            let arg = short(&tool_argument(b.get("input").unwrap_or(&Value::Null)), TOOL_LINE);
+                            turn.push_assistant(&format!("[tool {name}: {arg}]"));
+                        }
+                        // thinking, redacted_thinking, images: not memory.
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn take_done(&mut self) -> Vec<Draft> {
+        std::mem::take(&mut self.done)
+    }
+    fn open_turn(&mut self) -> Option<Draft> {
+        self.current.take()
+    }
+    fn carry(&self) -> Carry {
+        self.carry.clone()
+    }
+    fn skipped(&mut self) -> &mut BTreeMap<String, u64> {
+        &mut self.skipped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(lines: &[&str]) -> (Vec<Draft>, BTreeMap<String, u64>) {
+        let mut p = ClaudeParser::new(Carry::default(), None);
+        let mut off = 0;
+        for (i, l) in lines.iter().enumerate() {
+            p.feed(&Line { no: i as u64 + 1, offset: off, bytes: l.as_bytes() }).unwrap();
+            off += l.len() as u64 + 1;
+        }
+        let mut out = p.take_done();
+        out.extend(p.open_turn());
+        (out, p.skipped.clone())
+    }
+
+    #[test]
+    fn a_turn_is_a_prompt_and_everything_until_the_next_prompt() {
+        let (turns, skipped) = run(&[
+            r#"{"type":"summary","summary":"x","leafUuid":"l"}"#,
+            r#"{"type":"user","uuid":"u1","sessionId":"S","cwd":"/src/app","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"fix the build"}}"#,
+            r#"{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"thinking","thinking":"secret plan"},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"cargo build"}}]}}"#,
+            r#"{"type":"user","uuid":"r1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"error[E0425]: x\nmore"}]}}"#,
+            r#"{"type":"assistant","uuid":"a2","message":{"role":"assistant","content":[{"type":"text","text":"Fixed the typo."}]}}"#,
+            r#"{"type":"user","uuid":"u2","sessionId":"S","cwd":"/src/app","timestamp":"2026-01-01T00:01:00Z","message":{"role":"user","content":[{"type":"text","text":"thanks"}]}}"#,
+        ]);
+        assert_eq!(turns.len(), 2);
+        assert_eq!(turns[0].key, "u1");
+        assert_eq!(turns[0].session, "S");
+        assert_eq!(turns[0].cwd.as_deref(), Some("/src/app"));
+        assert_eq!(turns[0].user, "fix the build");
+        assert_eq!(turns[0].assistant, "[tool Bash: cargo build]\n[result: error[E0425]: x more]\nFixed the typo.");
+        assert!(!turns[0].assistant.contains("secret"));
+        assert!(turns[0].has_text);
+        assert_eq!(turns[1].user, "thanks");
+        assert!(!turns[1].has_text);
+        assert_eq!(skipped.get("summary"), Some(&1));
+    }
+
+    #[test]
+    fn sidechains_and_meta_records_are_skipped() {
+        let (turns, skipped) = run(&[
+            r#"{"type":"user","uuid":"u1","sessionId":"S","isMeta":true,"message":{"role":"user","content":"Caveat"}}"#,
+            r#"{"type":"user","uuid":"u2","sessionId":"S","isSidechain":true,"message":{"role":"user","content":"sub task"}}"#,
+            r#"{"type":"assistant","uuid":"a0","message":{"role":"assistant","content":"orphan"}}"#,
+            r#"{"type":"user","uuid":"u3","sessionId":"S","message":{"role":"user","content":"<command-name>/clear</command-name>"}}"#,
+            r#"{"type":"user","uuid":"u4","sessionId":"S","message":{"role":"user","content":"<local-command-stdout></local-command-stdout>"}}"#,
+        ]);
+        assert!(turns.is_empty());
+        assert_eq!(skipped.get("meta"), Some(&1));
+        assert_eq!(skipped.get("sidechain"), Some(&1));
+        assert_eq!(skipped.get("assistant without prompt"), Some(&1));
+        assert_eq!(skipped.get("command"), Some(&2));
+    }
+}

@@ -1,0 +1,295 @@
+//! Reading agents' own transcript files (Claude Code, Codex CLI, ragger's
+//! JSON Lines) into turns, incrementally: what a file has already given is
+//! remembered per file (byte offset, line, a check hash of the bytes before
+//! it) so a hook on a long transcript reads only the tail. Turns are stored
+//! through capture's own door (`capture::Door`: exclusion, redaction,
+//! validation) and `insert`, so everything capture does
+//! to a turn (limits, redaction) applies to imports too.
+
+pub mod claude;
+pub mod codex;
+pub mod file;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// A transcript format `ragger import` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Claude Code's session transcripts (~/.claude/projects/*/SESSION.jsonl)
+    ClaudeCode,
+    /// Codex CLI's rollout files (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)
+    Codex,
+    /// ragger's own capture format, what `capture --stdin` reads
+    Jsonl,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// One turn read from a transcript, before validation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Draft {
+    pub session: String,
+    /// Project as the transcript gives it (ragger's JSON Lines).
+    pub project: Option<String>,
+    /// Working folder of the turn (agents' transcripts): names the project.
+    pub cwd: Option<String>,
+    /// Idempotency key from the transcript's own ids.
+    pub key: String,
+    /// RFC 3339 event time of the record that starts the turn.
+    pub at: Option<String>,
+    pub user: String,
+    pub assistant: String,
+    /// Whether the assistant said something in words (not only tool calls).
+    pub has_text: bool,
+    /// Byte offset and line number (1-based) where the turn starts.
+    pub start: u64,
+    pub start_line: u64,
+}
+
+impl Draft {
+    fn push_assistant(&mut self, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        if !self.assistant.is_empty() {
+            self.assistant.push('\n');
+        }
+        self.assistant.push_str(text);
+    }
+}
+
+/// What a parser carries across an incremental read: the session and the
+/// working directory a format states once (Codex's session meta).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Carry {
+    pub session: Option<String>,
+    pub cwd: Option<String>,
+}
+
+/// One line of a transcript: its 1-based number, byte offset and bytes.
+pub struct Line<'a> {
+    pub no: u64,
+    pub offset: u64,
+    pub bytes: &'a [u8],
+}
+
+/// A transcript parser: fed line by line, collects finished turns.
+pub trait Parser {
+    /// Feed one non-blank line. `Err` is a malformed line (the reason).
+    fn feed(&mut self, line: &Line<'_>) -> Result<(), String>;
+    /// Finished turns so far (taken).
+    fn take_done(&mut self) -> Vec<Draft>;
+    /// The turn still open at the end of the input, if any.
+    fn open_turn(&mut self) -> Option<Draft>;
+    fn carry(&self) -> Carry;
+    fn skipped(&mut self) -> &mut BTreeMap<String, u64>;
+}
+
+pub fn parser(format: Format, carry: Carry, fallback_session: Option<String>) -> Box<dyn Parser> {
+    match format {
+        Format::ClaudeCode => Box::new(claude::ClaudeParser::new(carry, fallback_session)),
+        Format::Codex => Box::new(codex::CodexParser::new(carry, fallback_session)),
+        Format::Jsonl => Box::new(JsonlParser::default()),
+    }
+}
+
+/// Counts of one import, per file or in total.
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct Report {
+    pub files: u64,
+    pub turns: u64,
+    pub stored: u64,
+    pub duplicates: u64,
+    pub rejected: u64,
+    /// Turns of excluded projects or `.ragger-ignore` folders.
+    pub excluded: u64,
+    /// Secrets redacted in the stored turns.
+    pub redactions: u64,
+    pub malformed: u64,
+    /// Records skipped, by type (unknown types, sidechains, meta records).
+    pub skipped: BTreeMap<String, u64>,
+    /// Bytes read from the files (the tail only, when imported before).
+    pub bytes_read: u64,
+}
+
+impl Report {
+    pub fn add(&mut self, other: &Report) {
+        self.files += other.files;
+        self.turns += other.turns;
+        self.stored += other.stored;
+        self.duplicates += other.duplicates;
+        self.rejected += other.rejected;
+        self.excluded += other.excluded;
+        self.redactions += other.redactions;
+        self.malformed += other.malformed;
+        self.bytes_read += other.bytes_read;
+        for (k, v) in &other.skipped {
+            *self.skipped.entry(k.clone()).or_default() += v;
+        }
+    }
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.values().sum()
+    }
+}
+
+/// One short line: whitespace collapsed, at most `max` characters.
+pub fn short(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let mut s: String = flat.chars().take(max.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}
+
+/// Cut `text` to at most `max` bytes on a character boundary, keeping the
+/// beginning and the end (the ask and the conclusion), marking the cut.
+pub fn fit(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    const MARK: &str = "\n[… cut by ragger import …]\n";
+    if max <= MARK.len() + 8 {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        return text[..end].to_string();
+    }
+    let room = max - MARK.len();
+    let mut head = room * 2 / 3;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - (room - head);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{}{MARK}{}", &text[..head], &text[tail..])
+}
+
+/// The project for a working folder: the `[import] projects` entry for it or
+/// a folder above it (the deepest one), else the folder's last component.
+pub fn project_for(cwd: &str, projects: &BTreeMap<String, String>) -> Option<String> {
+    let cwd = cwd.trim_end_matches('/');
+    projects
+        .iter()
+        .map(|(dir, name)| (dir.trim_end_matches('/'), name))
+        .filter(|(dir, _)| cwd == *dir || cwd.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/')))
+        .max_by_key(|(dir, _)| dir.len())
+        .map(|(_, name)| name.clone())
+        .or_else(|| project_of(cwd))
+}
+
+/// The project name for a working directory: its last component.
+pub fn project_of(cwd: &str) -> Option<String> {
+    let trimmed = cwd.trim_end_matches(['/', '\\']);
+    let name = trimmed.rsplit(['/', '\\']).next().unwrap_or("");
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// ragger's own format: each line is one turn, as `capture --stdin` reads.
+#[derive(Default)]
+struct JsonlParser {
+    done: Vec<Draft>,
+    skipped: BTreeMap<String, u64>,
+}
+
+impl Parser for JsonlParser {
+    fn feed(&mut self, line: &Line<'_>) -> Result<(), String> {
+        let t = crate::capture::parse_line(line.bytes)?;
+        // Without a key, the line's place in the file is one, so importing
+        // the same file again stores nothing new.
+        let key = t.id.clone().unwrap_or_else(|| format!("line:{}", line.no));
+        self.done.push(Draft {
+            session: t.session,
+            project: t.project,
+            cwd: None,
+            key,
+            at: t.at,
+            user: t.user,
+            assistant: t.assistant,
+            has_text: true,
+            start: line.offset,
+            start_line: line.no,
+        });
+        Ok(())
+    }
+    fn take_done(&mut self) -> Vec<Draft> {
+        std::mem::take(&mut self.done)
+    }
+    fn open_turn(&mut self) -> Option<Draft> {
+        None
+    }
+    fn carry(&self) -> Carry {
+        Carry::default()
+    }
+    fn skipped(&mut self) -> &mut BTreeMap<String, u64> {
+        &mut self.skipped
+    }
+}
+
+/// The capture input for a draft, with fields cut to `max_field_bytes`.
+pub fn to_input(d: Draft, max_field_bytes: usize) -> crate::capture::TurnInput {
+    crate::capture::TurnInput {
+        session: d.session,
+        project: d.project,
+        user: fit(&d.user, max_field_bytes),
+        assistant: fit(&d.assistant, max_field_bytes),
+        at: d.at,
+        id: Some(d.key),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_keeps_both_ends_within_the_limit() {
+        let text = format!("{}{}", "a".repeat(500), "z".repeat(500));
+        let out = fit(&text, 200);
+        assert!(out.len() <= 200, "{}", out.len());
+        assert!(out.starts_with('a') && out.ends_with('z') && out.contains("cut by ragger import"));
+        assert_eq!(fit("short", 200), "short");
+        let multi = "é".repeat(300);
+        assert!(fit(&multi, 101).len() <= 101);
+    }
+
+    #[test]
+    fn project_is_the_last_folder_of_cwd() {
+        assert_eq!(project_of("/home/me/src/ragger").as_deref(), Some("ragger"));
+        assert_eq!(project_of("/home/me/src/ragger/").as_deref(), Some("ragger"));
+        assert_eq!(project_of("C:\\work\\app").as_deref(), Some("app"));
+        assert_eq!(project_of("/"), None);
+    }
+
+    #[test]
+    fn configured_folders_name_their_projects() {
+        let map: BTreeMap<String, String> =
+            [("/src/shop/".to_string(), "shop".to_string()), ("/src/shop/admin".to_string(), "admin".to_string())]
+                .into();
+        assert_eq!(project_for("/src/shop", &map).as_deref(), Some("shop"));
+        assert_eq!(project_for("/src/shop/web/ui", &map).as_deref(), Some("shop"));
+        assert_eq!(project_for("/src/shop/admin/x", &map).as_deref(), Some("admin"));
+        assert_eq!(project_for("/src/shopping", &map).as_deref(), Some("shopping"));
+    }
+
+    #[test]
+    fn short_collapses_and_cuts() {
+        assert_eq!(short("a\n  b", 10), "a b");
+        assert_eq!(short(&"x".repeat(20), 5), "xxxx…");
+    }
+}

@@ -1,0 +1,345 @@
+//! `ragger import`, `ragger hook` and `ragger context`: agents' transcripts
+//! in, memory back out.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::support::{Env, FakeServer};
+
+const CLAUDE_SESSION: &str = "3f8b2a10-5c4d-4e6f-9a7b-1c2d3e4f5a6b";
+const CODEX_SESSION: &str = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn lines(name: &str) -> Vec<String> {
+    std::fs::read_to_string(fixture(name)).unwrap().lines().map(str::to_string).collect()
+}
+
+fn write_lines(path: &Path, lines: &[String]) {
+    std::fs::write(path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+}
+
+fn append_lines(path: &Path, lines: &[String]) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    for l in lines {
+        writeln!(f, "{l}").unwrap();
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn claude_code_transcript_becomes_turns_with_tools_condensed_and_thinking_dropped() {
+    let env = Env::new();
+    let r = env.run(&["import", "claude-code", s(&fixture("claude-code.jsonl")), "-v"]).ok();
+    assert_eq!(r.stdout, "");
+    assert!(r.stderr.contains("stored 2, duplicates 0"), "{}", r.stderr);
+    assert!(r.stderr.contains("summary 1") && r.stderr.contains("system 1"), "{}", r.stderr);
+    let show = env.show(CLAUDE_SESSION);
+    assert_eq!(show["project"], "shopfront");
+    let turns = show["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[0]["user"], "The login test fails about one run in five. Find out why.");
+    assert_eq!(turns[0]["at"], "2026-11-20T09:00:00Z");
+    let a = turns[0]["assistant"].as_str().unwrap();
+    assert!(
+        a.starts_with(
+            "[tool Bash: npm test -- tests/login.spec.ts --repeat 10]\n[result: 8 passed, 2 failed TimeoutError"
+        ),
+        "{a}"
+    );
+    assert!(a.ends_with("10 of 10 runs pass."), "{a}");
+    assert!(!a.contains("race between"), "thinking must be dropped: {a}");
+    assert_eq!(turns[1]["user"], "Good. Commit it with a message that explains the race.");
+    assert!(turns[1]["assistant"].as_str().unwrap().ends_with("Committed as 4e5f6a7."));
+    let key: String = env.sql().query_row("SELECT idem_key FROM turns ORDER BY id LIMIT 1", [], |r| r.get(0)).unwrap();
+    assert_eq!(key, "7c1d2e3f-0000-4000-8000-000000000001", "the key is the prompt record's uuid");
+    env.assert_check();
+}
+
+#[test]
+fn reimport_stores_nothing() {
+    let env = Env::new();
+    let f = fixture("claude-code.jsonl");
+    env.run(&["import", "claude-code", s(&f)]).ok();
+    let again = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!(again["stored"], 0);
+    assert_eq!(env.status()["turns"], 2);
+}
+
+#[test]
+fn codex_rollout_becomes_turns_keyed_by_turn_id() {
+    let env = Env::new();
+    let r = env.run(&["import", "codex", s(&fixture("codex-rollout.jsonl")), "--json"]).ok().json();
+    assert_eq!(r["stored"], 2);
+    assert_eq!(r["skipped"]["injected context"], 1);
+    assert_eq!(r["skipped"]["compacted"], 1);
+    let show = env.show(CODEX_SESSION);
+    assert_eq!(show["project"], "billing");
+    let turns = show["turns"].as_array().unwrap();
+    assert_eq!(turns[0]["user"], "Why does invoice rounding differ between the PDF and the API?");
+    let a = turns[0]["assistant"].as_str().unwrap();
+    assert!(a.starts_with("[tool shell: rg -n round src/invoice]\n[result: src/invoice/pdf.rs:40"), "{a}");
+    assert!(a.ends_with("differ by a cent."), "{a}");
+    assert!(turns[1]["assistant"].as_str().unwrap().starts_with("[tool apply_patch: *** Begin Patch"));
+    let keys: Vec<String> = env
+        .sql()
+        .prepare("SELECT idem_key FROM turns ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(keys, ["019aturn-0001", "019aturn-0002"]);
+}
+
+#[test]
+fn jsonl_file_is_what_capture_stdin_reads() {
+    let env = Env::new();
+    let f = fixture("capture.jsonl");
+    let r = env.run(&["import", "jsonl", s(&f), "--json"]).ok().json();
+    assert_eq!(r["stored"], 2);
+    assert_eq!(env.show("chat-1")["project"], "notes");
+    // A line without an id is keyed by its place in the file.
+    assert_eq!(env.run(&["import", "jsonl", s(&f), "--json"]).ok().json()["stored"], 0);
+}
+
+#[test]
+fn a_growing_transcript_stores_only_new_turns_and_reads_only_its_tail() {
+    let env = Env::new();
+    let all = lines("claude-code.jsonl");
+    let f = env.path("session.jsonl");
+    write_lines(&f, &all[..8]);
+    let first = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!(first["stored"], 1);
+    append_lines(&f, &all[8..]);
+    let second = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!(second["stored"], 1, "{second}");
+    // The read starts where the last stored turn starts (it may still have
+    // grown), not at the head of the file.
+    let bytes = |ls: &[String]| ls.iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+    assert_eq!(second["bytes_read"].as_u64().unwrap(), bytes(&all[2..]));
+    let third = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!((third["stored"].as_u64(), third["bytes_read"].as_u64()), (Some(0), Some(bytes(&all[8..]))));
+    assert_eq!(env.status()["turns"], 2);
+}
+
+#[test]
+fn a_rewritten_transcript_is_read_again_and_adds_only_what_is_new() {
+    let env = Env::new();
+    let all = lines("claude-code.jsonl");
+    let f = env.path("session.jsonl");
+    write_lines(&f, &all);
+    env.run(&["import", "claude-code", s(&f)]).ok();
+    // The agent rewrites the file: the old head is gone, one new turn.
+    let mut rewritten: Vec<String> = all[8..].to_vec();
+    rewritten
+        .push(all[2].replace("000000000001", "000000000099").replace("fails about one run in five", "is green now"));
+    write_lines(&f, &rewritten);
+    let r = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!(r["stored"], 1, "{r}");
+    assert_eq!(r["duplicates"], 1);
+    assert_eq!(env.status()["turns"], 3);
+}
+
+#[test]
+fn a_malformed_line_is_one_warning_naming_file_and_line_and_the_rest_is_imported() {
+    let env = Env::new();
+    let mut all = lines("claude-code.jsonl");
+    all.insert(4, "{\"type\":\"assistant\", broken".to_string());
+    let f = env.path("broken.jsonl");
+    write_lines(&f, &all);
+    let r = env.run(&["import", "claude-code", s(&f)]).code(1);
+    let warnings: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(warnings[0].contains(&format!("{}:5: invalid JSON", f.display())), "{}", r.stderr);
+    assert_eq!(env.status()["turns"], 2);
+}
+
+#[test]
+fn dry_run_counts_and_stores_nothing() {
+    let env = Env::new();
+    let r = env.run(&["import", "codex", s(&fixture("codex-rollout.jsonl")), "--dry-run"]).ok();
+    assert!(r.stdout.starts_with("would store 2 turns (0 already stored) from 1 files"), "{}", r.stdout);
+    assert_eq!(env.status()["turns"], 0);
+}
+
+#[test]
+fn a_folder_is_searched_for_transcripts() {
+    let env = Env::new();
+    let dir = env.path("projects/-home-dev-src-shopfront");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture("claude-code.jsonl"), dir.join(format!("{CLAUDE_SESSION}.jsonl"))).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a transcript").unwrap();
+    let r = env.run(&["import", "claude-code", s(&env.path("projects")), "--json"]).ok().json();
+    assert_eq!(r["files"], 1);
+    assert_eq!(r["stored"], 2);
+}
+
+fn stop_hook(env: &Env, transcript: &Path, event: &str) -> crate::support::Run {
+    let input = json!({
+        "session_id": CLAUDE_SESSION,
+        "transcript_path": transcript,
+        "cwd": "/home/dev/src/shopfront",
+        "permission_mode": "default",
+        "hook_event_name": event,
+        "stop_hook_active": false,
+    });
+    env.run_stdin(&["hook", "claude-code"], input.to_string().as_bytes())
+}
+
+#[test]
+fn claude_code_stop_hook_captures_turn_by_turn() {
+    let env = Env::new();
+    let all = lines("claude-code.jsonl");
+    let f = env.path("session.jsonl");
+    write_lines(&f, &all[..7]);
+    let r = stop_hook(&env, &f, "Stop").ok();
+    assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("", ""));
+    assert_eq!(env.status()["turns"], 1);
+    // The next prompt and a tool call, but no reply in words yet: held.
+    write_lines(&f, &all[..10]);
+    stop_hook(&env, &f, "Stop").ok();
+    assert_eq!(env.status()["turns"], 1);
+    write_lines(&f, &all);
+    stop_hook(&env, &f, "Stop").ok();
+    let show = env.show(CLAUDE_SESSION);
+    assert_eq!(show["turns"].as_array().unwrap().len(), 2);
+    assert!(show["turns"][1]["assistant"].as_str().unwrap().ends_with("Committed as 4e5f6a7."));
+}
+
+#[test]
+fn session_end_stores_a_last_turn_without_words() {
+    let env = Env::new();
+    let all = lines("claude-code.jsonl");
+    let f = env.path("session.jsonl");
+    write_lines(&f, &all[..10]);
+    stop_hook(&env, &f, "SessionEnd").ok();
+    assert_eq!(env.status()["turns"], 2);
+}
+
+#[test]
+fn subagent_stop_stores_only_finished_turns() {
+    let env = Env::new();
+    let all = lines("claude-code.jsonl");
+    let f = env.path("session.jsonl");
+    // The first turn has its reply in words but is still open (no next prompt).
+    write_lines(&f, &all[..7]);
+    stop_hook(&env, &f, "SubagentStop").ok();
+    assert_eq!(env.status()["turns"], 0);
+    write_lines(&f, &all[..9]);
+    stop_hook(&env, &f, "SubagentStop").ok();
+    assert_eq!(env.status()["turns"], 1);
+}
+
+#[test]
+fn hooks_never_fail_the_agent() {
+    let env = Env::new();
+    let r = env.run_stdin(&["hook", "claude-code"], b"not json").ok();
+    assert_eq!(r.stdout, "");
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.starts_with("ragger: hook claude-code: "), "{}", r.stderr);
+    let r = stop_hook(&env, &env.path("missing.jsonl"), "Stop").ok();
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains("missing.jsonl"), "{}", r.stderr);
+    let bad = env.with_config("[capture]\nno_such_key = 1");
+    let r = bad.run(&["hook", "codex", "{}"]).ok();
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
+
+#[test]
+fn other_hook_events_do_nothing() {
+    let env = Env::new();
+    let f = env.path("session.jsonl");
+    write_lines(&f, &lines("claude-code.jsonl"));
+    let r = stop_hook(&env, &f, "PreToolUse").ok();
+    assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("", ""));
+    assert_eq!(env.status()["turns"], 0);
+}
+
+#[test]
+fn codex_notify_stores_the_turn_and_the_rollout_agrees_on_its_key() {
+    let env = Env::new();
+    let notify = json!({
+        "type": "agent-turn-complete",
+        "thread-id": CODEX_SESSION,
+        "turn-id": "019aturn-0001",
+        "cwd": "/home/dev/src/billing",
+        "input-messages": ["Why does invoice rounding differ between the PDF and the API?"],
+        "last-assistant-message": "The PDF uses banker's rounding.",
+    });
+    let r = env.run(&["hook", "codex", &notify.to_string()]).ok();
+    assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("", ""));
+    let show = env.show(CODEX_SESSION);
+    assert_eq!(show["project"], "billing");
+    assert_eq!(show["turns"][0]["assistant"], "The PDF uses banker's rounding.");
+    // Other notifications are ignored.
+    env.run(&["hook", "codex", r#"{"type":"approval-requested"}"#]).ok();
+    let r = env.run(&["import", "codex", s(&fixture("codex-rollout.jsonl")), "--json"]).ok().json();
+    assert_eq!((r["stored"].as_u64(), r["duplicates"].as_u64()), (Some(1), Some(1)));
+}
+
+/// A fake memory model that writes every summary in the words of the turn.
+fn summary_server() -> FakeServer {
+    FakeServer::fixed("The user fixed the flaky login test by waiting for the session.")
+}
+
+#[test]
+fn captured_by_hook_summarized_then_given_back_at_session_start() {
+    let server = summary_server();
+    let env = Env::new().with_server(&server);
+    let f = env.path("session.jsonl");
+    write_lines(&f, &lines("claude-code.jsonl"));
+    stop_hook(&env, &f, "Stop").ok();
+    env.run(&["summarize", "--once"]).ok();
+    let md = env.run(&["context", "--cwd", "/home/dev/src/shopfront"]).ok().stdout;
+    assert!(md.starts_with("## Memory of earlier sessions (project shopfront, from ragger)"), "{md}");
+    assert!(md.contains(&format!("(session {CLAUDE_SESSION}, running)")), "{md}");
+    let j: Value = env.run(&["context", "--project", "shopfront", "--json"]).ok().json();
+    assert_eq!(j["project"], "shopfront");
+    assert_eq!(j["segments"].as_array().unwrap().len(), 1);
+    let r = stop_hook(&env, &f, "SessionStart").ok();
+    let out: Value = r.json();
+    assert_eq!(out["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    assert_eq!(out["hookSpecificOutput"]["additionalContext"].as_str().unwrap(), md);
+    // Another project has no memory: no output at all.
+    assert_eq!(env.run(&["context", "--project", "elsewhere"]).ok().stdout, "");
+}
+
+#[test]
+fn configured_folders_name_the_project() {
+    let env = Env::new().with_config("[import]\nprojects = { \"/home/dev/src\" = \"all-src\" }");
+    env.run(&["import", "claude-code", s(&fixture("claude-code.jsonl"))]).ok();
+    assert_eq!(env.show(CLAUDE_SESSION)["project"], "all-src");
+    let r = env.run(&["context", "--cwd", "/home/dev/src/shopfront/web", "--json"]).ok().json();
+    assert_eq!(r["project"], "all-src");
+}
+
+#[test]
+fn imported_turns_go_through_captures_door_redacted_and_excluded() {
+    let env = Env::new();
+    let dir = env.path("transcripts");
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = "sk-proj-ABCDEF1234567890abcdef1234567890";
+    let mut text = lines("claude-code.jsonl");
+    text =
+        text.into_iter().map(|l| l.replace("Find out why.", &format!("Find out why. My key is {secret}."))).collect();
+    let path = dir.join("t.jsonl");
+    write_lines(&path, &text);
+    env.run(&["import", "claude-code", s(&path)]).ok();
+    let user = env.show(CLAUDE_SESSION)["turns"][0]["user"].as_str().unwrap().to_string();
+    assert!(!user.contains(secret), "{user}");
+    assert!(user.contains("[REDACTED:openai-key"), "{user}");
+
+    // The same transcript under an excluded project stores nothing.
+    let excluded = Env::new().with_config("[capture]\nexclude_projects = [\"shop*\"]");
+    let r = excluded.run(&["import", "claude-code", s(&path), "--json"]).ok();
+    assert_eq!(r.json()["stored"], 0, "{}", r.stdout);
+    assert_eq!(r.json()["excluded"], 2, "{}", r.stdout);
+}
