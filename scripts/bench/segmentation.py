@@ -67,7 +67,7 @@ def load_set(path):
                 obj = json.loads(line)
                 did, dialogue = str(obj["id"]), obj["dialogue"]
             except (ValueError, KeyError, TypeError) as e:
-                bl.die(PROG, f"{path}:{n}: not a {{\"id\",\"dialogue\"}} JSON object ({e})")
+                bl.die(PROG, f"{path}:{n}: not a {{\"id\",\"dialogue\"}} JSON object ({e})", 2)
             turns, bounds = build_turns(dialogue)
             if turns:
                 items.append({"id": did, "turns": turns, "bounds": bounds})
@@ -185,6 +185,7 @@ def main():
     ap.add_argument("--joined", type=int, help="joined sessions to build (default: --limit, else 200; 0: none)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1, help="CPU threads per process for the local model and the embedder (0: all cores)")
     ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
     ap.add_argument("--no-write", action="store_true", help="print the table only")
     ap.add_argument("--command", default="scripts/bench/segmentation.sh")
@@ -231,7 +232,7 @@ def main():
     try:
         if not a.local:
             server = bl.ExtractiveServer(work)
-        base = bl.base_config(server.url if server else None, threads=1 if jobs > 1 else 0)
+        base = bl.base_config(server.url if server else None, threads=a.threads)
         configs = []
         for i, (label, snippet) in enumerate(variants):
             path = os.path.join(work, f"variant{i}.toml")

@@ -7,7 +7,7 @@
 #
 # Usage: scripts/bench/segmentation.sh [--limit N] [--data DIR|FILE]...
 #            [--bin PATH] [--local] [--variant TOML]... [--joined N]
-#            [--jobs 1|2] [--seed S] [--out FILE] [--no-write]
+#            [--jobs 1|2] [--threads N] [--seed S] [--out FILE] [--no-write]
 #   --limit N      first N dialogues per set (default: all; 300 for
 #                  superseg*; 200 joined sessions)
 #   --data DIR     folder of *.jsonl sets ({"id","dialogue"} a line, see
@@ -24,6 +24,9 @@
 #                  variants in one go (default: the config default only)
 #   --joined N     joined sessions (default: --limit if given, else 200)
 #   --jobs N       databases run in parallel (at most 2; default 2)
+#   --threads N    CPU threads per process, local model and embedder
+#                  (default 1: llama.cpp threads spin, and two processes
+#                  with two threads each on a busy machine crawl)
 #   --no-write     print the table, leave BENCHMARKS.md alone
 # Needs python3 (standard library only) and the models fetched by
 # scripts/fetch-models.sh.
