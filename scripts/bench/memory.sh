@@ -38,4 +38,4 @@ done
 command -v python3 >/dev/null || { echo "memory: python3 is needed" >&2; exit 69; }
 cmd="scripts/bench/memory.sh"
 for x in ${args[@]+"${args[@]}"}; do cmd+=" $(printf '%q' "$x")"; done
-exec python3 "$root/scripts/bench/memory.py" --bin "$bin" --command "$cmd" ${args[@]+"${args[@]}"}
+PYTHONDONTWRITEBYTECODE=1 exec python3 "$root/scripts/bench/memory.py" --bin "$bin" --command "$cmd" ${args[@]+"${args[@]}"}

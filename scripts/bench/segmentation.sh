@@ -44,4 +44,4 @@ done
 command -v python3 >/dev/null || { echo "segmentation: python3 is needed" >&2; exit 69; }
 cmd="scripts/bench/segmentation.sh"
 for x in ${args[@]+"${args[@]}"}; do cmd+=" $(printf '%q' "$x")"; done
-exec python3 "$root/scripts/bench/segmentation.py" --bin "$bin" --command "$cmd" ${args[@]+"${args[@]}"}
+PYTHONDONTWRITEBYTECODE=1 exec python3 "$root/scripts/bench/segmentation.py" --bin "$bin" --command "$cmd" ${args[@]+"${args[@]}"}
