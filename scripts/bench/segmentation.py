@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""Topic segmentation benchmark (issue 13); run it through segmentation.sh.
+
+Each dialogue of each set is captured into a fresh database as one session,
+summarised with `ragger summarize --once`, and its L3 rows read back with
+`ragger show SESSION --json`: the first turn of every L3 but the first is a
+predicted boundary. Scores per set and variant: boundary F1 (exact turn,
+micro), Pk and WindowDiff (k per dialogue = half its mean true segment
+length, errors summed over the windows of the whole set), beside the
+trivial baselines (no boundary; a boundary at every turn).
+"""
+import argparse
+import collections
+import datetime as dt
+import glob
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib as bl  # noqa: E402
+
+PROG = "segmentation"
+
+
+# --- data ---------------------------------------------------------------------
+def build_turns(dialogue):
+    """Turns [(user, assistant)] and reference boundaries (sorted turn
+    indices) of one dialogue in the Def-DTS format; see the README."""
+    turns, bounds, pending = [], set(), False
+    for part in dialogue.split("[NEWLINE]"):
+        s = part.strip()
+        if not s:
+            continue
+        if s == "[BOUNDARY]":
+            pending = True
+            continue
+        m = re.match(r"(user|agent)\s*:\s?(.*)$", s, re.S | re.I)
+        role, text = (m.group(1).lower(), m.group(2).strip()) if m else ("agent", s)
+        if role == "user":
+            turns.append([text, ""])
+            if pending and len(turns) > 1:
+                bounds.add(len(turns) - 1)
+            pending = False
+        elif not turns:
+            turns.append(["", text])
+            pending = False  # a boundary before turn 0 is ignored
+        else:
+            turns[-1][1] = (turns[-1][1] + "\n" + text).strip()
+    return [tuple(t) for t in turns], sorted(bounds)
+
+
+def load_set(path):
+    items = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                did, dialogue = str(obj["id"]), obj["dialogue"]
+            except (ValueError, KeyError, TypeError) as e:
+                bl.die(PROG, f"{path}:{n}: not a {{\"id\",\"dialogue\"}} JSON object ({e})", 2)
+            turns, bounds = build_turns(dialogue)
+            if turns:
+                items.append({"id": did, "turns": turns, "bounds": bounds})
+    return items
+
+
+def joined_set(pool, count, seed, per=4):
+    """Sessions joining 2-3 unrelated conversations of `per` turns each,
+    boundaries only at the joins; seeded."""
+    rng = random.Random(seed)
+    pool = [d for d in pool if len(d["turns"]) >= per]
+    out = []
+    for i in range(count):
+        parts = rng.sample(pool, rng.choice([2, 3]))
+        turns, bounds = [], []
+        for p in parts:
+            if turns:
+                bounds.append(len(turns))
+            turns.extend(p["turns"][:per])
+        out.append({"id": f"joined_{i}", "turns": turns, "bounds": bounds, "from": [p["id"] for p in parts]})
+    return out
+
+
+# --- metrics ------------------------------------------------------------------
+def seg_ids(n, bounds):
+    """Segment number of each of n turns."""
+    b, s, out = set(bounds), 0, []
+    for i in range(n):
+        if i in b:
+            s += 1
+        out.append(s)
+    return out
+
+
+class Score:
+    def __init__(self):
+        self.dialogues = self.turns = self.tp = self.n_hyp = self.n_ref = 0
+        self.pk_err = self.pk_n = self.wd_err = self.wd_n = 0
+        self.failed = 0
+        self.reasons = collections.Counter()
+
+    def add(self, n, ref, hyp):
+        ref, hyp = sorted(set(ref)), sorted(set(hyp))
+        self.dialogues += 1
+        self.turns += n
+        self.tp += len(set(ref) & set(hyp))
+        self.n_hyp += len(hyp)
+        self.n_ref += len(ref)
+        k = max(1, int(n / (len(ref) + 1) / 2 + 0.5))
+        rs, hs = seg_ids(n, ref), seg_ids(n, hyp)
+        rb = [1 if i in set(ref) else 0 for i in range(n)]
+        hb = [1 if i in set(hyp) else 0 for i in range(n)]
+        for i in range(n - k):
+            self.pk_n += 1
+            self.pk_err += (rs[i] == rs[i + k]) != (hs[i] == hs[i + k])
+            self.wd_n += 1
+            self.wd_err += sum(rb[i + 1 : i + k + 1]) != sum(hb[i + 1 : i + k + 1])
+
+    def row(self):
+        p = self.tp / self.n_hyp if self.n_hyp else 0.0
+        r = self.tp / self.n_ref if self.n_ref else 0.0
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        pk = self.pk_err / self.pk_n if self.pk_n else float("nan")
+        wd = self.wd_err / self.wd_n if self.wd_n else float("nan")
+        return f1, p, r, pk, wd
+
+
+# --- one dialogue through ragger ----------------------------------------------
+def run_dialogue(binary, config, item, workroot):
+    d = tempfile.mkdtemp(prefix="seg.", dir=workroot)
+    try:
+        r = bl.Ragger(binary, config, os.path.join(d, "seg.db"))
+        session = re.sub(r"[^A-Za-z0-9_.:-]", "_", item["id"]) or "s"
+        t0 = dt.datetime(2024, 1, 1, 9, 0, tzinfo=dt.timezone.utc)
+        lines = []
+        for i, (u, a) in enumerate(item["turns"]):
+            at = (t0 + dt.timedelta(minutes=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            lines.append(json.dumps({"session": session, "user": u, "assistant": a, "at": at, "id": f"t{i}"}))
+        r.run("capture", "--stdin", stdin="\n".join(lines) + "\n")
+        for _ in range(3):
+            r.run("summarize", "--once", check=False)
+            shown = json.loads(r.run("show", session, "--json").stdout)
+            turns = shown.get("turns") or []
+            if all(t.get("state") in (None, "folded") for t in turns):
+                break
+        ids = [t["id"] for t in turns]
+        if len(ids) != len(item["turns"]):
+            raise RuntimeError(f"{item['id']}: {len(item['turns'])} turns captured, show lists {len(ids)}")
+        index = {tid: i for i, tid in enumerate(ids)}
+        hyp, reasons, unfolded = set(), collections.Counter(), 0
+        for row in shown.get("summaries") or []:
+            if row.get("level") != 3:
+                continue
+            rng = bl.summary_range(row)
+            if not rng or rng[0] not in index:
+                continue
+            start = index[rng[0]]
+            if start > 0:
+                hyp.add(start)
+            reasons[str(row.get("start_reason", "n/a"))] += 1
+        unfolded = sum(1 for t in turns if t.get("state") not in (None, "folded"))
+        return sorted(hyp), reasons, unfolded
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+# --- main ---------------------------------------------------------------------
+def main():
+    ap = argparse.ArgumentParser(prog="segmentation.sh", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, help="first N dialogues per set (default: all, 300 for superseg*, 200 joined)")
+    ap.add_argument("--data", action="append", help="folder of *.jsonl sets or one .jsonl file (repeatable)")
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--local", action="store_true", help="the embedded local memory model instead of the extractive server")
+    ap.add_argument("--variant", action="append", default=[], help="TOML snippet (or @FILE) added to the config; repeatable; '' is the config default")
+    ap.add_argument("--joined", type=int, help="joined sessions to build (default: --limit, else 200; 0: none)")
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1, help="CPU threads per process for the local model and the embedder (0: all cores)")
+    ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--command", default="scripts/bench/segmentation.sh")
+    a = ap.parse_args()
+    if not os.access(a.bin, os.X_OK):
+        bl.die(PROG, f"no ragger binary at {a.bin} (build it: cargo build --release)", 2)
+    jobs = max(1, min(2, a.jobs))
+
+    paths = []
+    for src in a.data or [os.path.join(os.path.dirname(bl.ROOT), "shared", "data", "segmentation")]:
+        if os.path.isdir(src):
+            found = sorted(glob.glob(os.path.join(src, "*.jsonl")))
+            if not found:
+                bl.die(PROG, f"{src}: no *.jsonl files", 2)
+            paths += found
+        elif os.path.isfile(src):
+            paths.append(src)
+        else:
+            bl.die(PROG, f"{src}: no such file or folder (set --data)", 2)
+    sets = collections.OrderedDict()
+    for p in paths:
+        name = os.path.basename(p)[: -len(".jsonl")] if p.endswith(".jsonl") else os.path.basename(p)
+        sets[name] = load_set(p)
+    pool = [d for items in sets.values() for d in items]
+    n_joined = a.joined if a.joined is not None else (a.limit if a.limit is not None else 200)
+    for name in list(sets):
+        default = 300 if "superseg" in name else None
+        lim = a.limit if a.limit is not None else default
+        if lim is not None:
+            sets[name] = sets[name][:lim]
+    if n_joined > 0:
+        sets["joined"] = joined_set(pool, n_joined, a.seed)
+
+    variants = []
+    for v in a.variant or [""]:
+        if v.startswith("@"):
+            v = open(v[1:]).read()
+        v = v.replace("\\n", "\n")
+        label = "default" if not v.strip() else " ".join(l.strip() for l in v.splitlines() if l.strip())
+        variants.append((label, v))
+
+    work = tempfile.mkdtemp(prefix="ragger-segbench.")
+    server = None
+    try:
+        if not a.local:
+            server = bl.ExtractiveServer(work)
+        base = bl.base_config(server.url if server else None, threads=a.threads)
+        configs = []
+        for i, (label, snippet) in enumerate(variants):
+            path = os.path.join(work, f"variant{i}.toml")
+            with open(path, "w") as f:
+                f.write(bl.merge_toml(base, snippet))
+            r = bl.Ragger(a.bin, path, os.path.join(work, "probe.db"))
+            p = r.run("config", "show", check=False)
+            if p.returncode != 0:
+                bl.die(PROG, f"variant {label!r}: ragger refuses the config: {((p.stderr or p.stdout).strip().splitlines() or ['?'])[-1]}", 2)
+            configs.append(path)
+
+        tasks = [(vi, name, item) for vi in range(len(variants)) for name, items in sets.items() for item in items]
+        scores = {(vi, name): Score() for vi in range(len(variants)) for name in sets}
+        lock = threading.Lock()
+        done = [0]
+        t_start = time.time()
+        errors = []
+
+        def work_one(task):
+            vi, name, item = task
+            try:
+                hyp, reasons, unfolded = run_dialogue(a.bin, configs[vi], item, work)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                with lock:
+                    scores[(vi, name)].failed += 1
+                    errors.append(str(e))
+                    if len(errors) <= 3:
+                        bl.say(PROG, f"{name}/{item['id']}: {e}")
+                return
+            with lock:
+                s = scores[(vi, name)]
+                s.add(len(item["turns"]), item["bounds"], hyp)
+                s.reasons.update(reasons)
+                s.failed += 1 if unfolded else 0
+                done[0] += 1
+                if done[0] % 50 == 0:
+                    bl.say(PROG, f"{done[0]}/{len(tasks)} dialogues, {time.time() - t_start:.0f} s")
+
+        bl.say(PROG, f"{len(tasks)} dialogue runs ({', '.join(f'{k}: {len(v)}' for k, v in sets.items())}; {len(variants)} variant(s)), {jobs} at a time, memory model: {'local (embedded default)' if a.local else 'extractive server'}")
+        with ThreadPoolExecutor(max_workers=jobs) as ex:
+            list(ex.map(work_one, tasks))
+        elapsed = time.time() - t_start
+    finally:
+        calls = server.stop() if server else None
+        shutil.rmtree(work, ignore_errors=True)
+
+    # --- report ---------------------------------------------------------------
+    header = ["set", "variant", "dialogues", "turns", "F1", "P", "R", "Pk", "WD"]
+    rows = []
+    for name, items in sets.items():
+        for label, ref_hyp in (("baseline: no boundary", lambda it: []), ("baseline: every turn", lambda it: list(range(1, len(it["turns"]))))):
+            s = Score()
+            for it in items:
+                s.add(len(it["turns"]), it["bounds"], ref_hyp(it))
+            rows.append([name, label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row())])
+        for vi, (label, _) in enumerate(variants):
+            s = scores[(vi, name)]
+            rows.append([name, f"**{label}**" if len(variants) == 1 else label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row())])
+    table = bl.md_table(header, rows)
+    print(table)
+    notes = []
+    for vi, (label, _) in enumerate(variants):
+        for name in sets:
+            s = scores[(vi, name)]
+            if s.failed:
+                notes.append(f"- {name}, {label}: {s.failed} dialogue(s) failed or left turns unfolded")
+            if s.reasons and set(s.reasons) != {"n/a"}:
+                notes.append(f"- {name}, {label}: L3 start reasons " + ", ".join(f"{k} {v}" for k, v in s.reasons.most_common()))
+    for n in notes:
+        print(n)
+    bl.say(PROG, f"{len(tasks)} dialogue runs in {elapsed:.0f} s" + (f", {calls} model calls" if calls is not None else ""))
+    if errors:
+        bl.say(PROG, f"{len(errors)} dialogue runs failed (first: {errors[0]})")
+
+    if not a.no_write:
+        now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        model = "the embedded local model (SmolLM2-135M in-process)" if a.local else (
+            "an extractive stand-in (`scripts/bench/extractive_server.py`: it replies with the first 30 words of "
+            "the prompt's conversation text at once and never says NO_MERGE), so what is measured is ragger's "
+            "own segmenter, not the memory model")
+        body = f"""_Measured {now} with {bl.ragger_version(a.bin)} (commit {bl.git_describe()}), {elapsed:.0f} s:_
+
+```sh
+{a.command}
+```
+
+Each dialogue is captured into a fresh database as one session (one turn per user utterance with
+the agent's replies, one minute apart), summarised with `ragger summarize --once`, and read back
+with `ragger show SESSION --json`: every L3 but the first starts at a predicted boundary. Memory
+model: {model}; the real embedder (all-MiniLM-L6-v2). Sets: `../shared/data/segmentation` (SuperDialseg
+and TIAGE validation splits, development data) and `joined`: {n_joined} sessions joining 2–3
+conversations of 4 turns each, drawn from those sets (seed {a.seed}), boundaries at the joins only.
+F1, P, R: boundaries at the exact turn, summed over the set. Pk and WindowDiff (lower is better):
+window k = half the dialogue's mean true segment length, errors summed over all windows of the set.
+
+{table}
+"""
+        if notes:
+            body += "\n" + "\n".join(notes) + "\n"
+        bl.write_section(a.out, "Segmentation", body)
+        bl.say(PROG, f"section 'Segmentation' written to {a.out}")
+    return 1 if errors and len(errors) == len(tasks) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

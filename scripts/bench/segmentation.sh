@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Topic segmentation benchmark (issue 13): runs the real binary (capture →
+# summarize --once with the real embedder → show --json) over the dialogue
+# segmentation sets and a set of joined conversations, prints Pk,
+# WindowDiff and boundary F1 per set and variant beside the trivial
+# baselines, and writes the "## Segmentation" section of BENCHMARKS.md.
+#
+# Usage: scripts/bench/segmentation.sh [--limit N] [--data DIR|FILE]...
+#            [--bin PATH] [--local] [--variant TOML]... [--joined N]
+#            [--jobs 1|2] [--threads N] [--seed S] [--out FILE] [--no-write]
+#   --limit N      first N dialogues per set (default: all; 300 for
+#                  superseg*; 200 joined sessions)
+#   --data DIR     folder of *.jsonl sets ({"id","dialogue"} a line, see
+#                  ../shared/data/README.md) or one .jsonl file; repeatable
+#                  (default: <repo>/../shared/data/segmentation)
+#   --bin PATH     ragger binary (default: target/release/ragger)
+#   --local        memory model: the embedded local default (slow; use
+#                  --limit) instead of the extractive stand-in server
+#                  (scripts/bench/extractive_server.py, instant, never
+#                  answers NO_MERGE)
+#   --variant TOML a TOML snippet added to the config, e.g.
+#                  $'[summaries]\nsegmenter = "embedding"' (a literal \n
+#                  also works; @FILE reads a file); repeat to run several
+#                  variants in one go (default: the config default only)
+#   --joined N     joined sessions (default: --limit if given, else 200)
+#   --jobs N       databases run in parallel (at most 2; default 2)
+#   --threads N    CPU threads per process, local model and embedder
+#                  (default 1: llama.cpp threads spin, and two processes
+#                  with two threads each on a busy machine crawl)
+#   --no-write     print the table, leave BENCHMARKS.md alone
+# Needs python3 (standard library only) and the models fetched by
+# scripts/fetch-models.sh.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$root/target/release/ragger
+args=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --bin) [[ $# -ge 2 ]] || { echo "segmentation: --bin needs a path" >&2; exit 2; }; bin=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+command -v python3 >/dev/null || { echo "segmentation: python3 is needed" >&2; exit 69; }
+cmd="scripts/bench/segmentation.sh"
+for x in ${args[@]+"${args[@]}"}; do cmd+=" $(printf '%q' "$x")"; done
+PYTHONDONTWRITEBYTECODE=1 exec python3 "$root/scripts/bench/segmentation.py" --bin "$bin" --command "$cmd" ${args[@]+"${args[@]}"}
