@@ -21,6 +21,9 @@ pub struct Entry {
     /// RFC 3339 time of the last update.
     pub updated: String,
     pub content: String,
+    /// Identifiers and names of its turns (`; `-separated), when any.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub key_terms: String,
 }
 
 #[derive(Debug, Serialize, PartialEq)]
@@ -45,22 +48,34 @@ fn tokens(chars: usize) -> usize {
 pub fn build(conn: &Connection, project: &str, limit_tokens: usize) -> Result<Block> {
     let l4: Option<Entry> = conn
         .prepare_cached(
-            "SELECT status, updated_at, content FROM summaries WHERE level = 4 AND project = ?1
+            "SELECT status, updated_at, content, key_terms FROM summaries WHERE level = 4 AND project = ?1
              ORDER BY updated_at DESC, id DESC LIMIT 1",
         )?
         .query_row([project], |r| {
-            Ok(Entry { session: None, status: r.get(0)?, updated: fmt_time(r.get(1)?), content: r.get(2)? })
+            Ok(Entry {
+                session: None,
+                status: r.get(0)?,
+                updated: fmt_time(r.get(1)?),
+                content: r.get(2)?,
+                key_terms: r.get(3)?,
+            })
         })
         .optional()?;
     let mut stmt = conn.prepare_cached(
-        "SELECT se.external_id, m.status, m.updated_at, m.content
+        "SELECT se.external_id, m.status, m.updated_at, m.content, m.key_terms
          FROM summaries m JOIN sessions se ON se.id = m.session_id
          WHERE m.level = 3 AND se.project = ?1
          ORDER BY m.updated_at DESC, m.id DESC LIMIT ?2",
     )?;
     let l3 = stmt
         .query_map(params![project, MAX_SEGMENTS as i64], |r| {
-            Ok(Entry { session: r.get(0)?, status: r.get(1)?, updated: fmt_time(r.get(2)?), content: r.get(3)? })
+            Ok(Entry {
+                session: r.get(0)?,
+                status: r.get(1)?,
+                updated: fmt_time(r.get(2)?),
+                content: r.get(3)?,
+                key_terms: r.get(4)?,
+            })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let mut block = Block { project: project.to_string(), project_summary: None, segments: vec![], tokens: 0 };
@@ -120,7 +135,8 @@ fn l4_text(e: &Entry) -> String {
 fn segment_line(e: &Entry) -> String {
     let session = e.session.as_deref().unwrap_or("?");
     let flat = e.content.split_whitespace().collect::<Vec<_>>().join(" ");
-    format!("- {} (session {session}, {}): {flat}\n", day(&e.updated), e.status)
+    let terms = if e.key_terms.is_empty() { String::new() } else { format!(" [key terms: {}]", e.key_terms) };
+    format!("- {} (session {session}, {}): {flat}{terms}\n", day(&e.updated), e.status)
 }
 
 fn day(rfc3339: &str) -> &str {

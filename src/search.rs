@@ -195,8 +195,10 @@ pub fn search(
             break;
         }
         let (target, evidence) = match key.0 {
-            Kind::Turn => match segment_of(conn, key.1)? {
-                Some(l3) if filters.level != Some(1) => ((Kind::Summary, l3), Some(key.1)),
+            Kind::Turn => match (segment_of(conn, key.1)?, filters.level) {
+                (Some(l3), l) if l != Some(1) => ((Kind::Summary, l3), Some(key.1)),
+                // Asked for segments only: a turn not yet in one is no hit.
+                (None, Some(3)) => continue,
                 _ => (key, None),
             },
             _ => (key, None),

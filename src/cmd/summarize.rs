@@ -92,7 +92,7 @@ pub fn pass_options(ctx: &Ctx, session: Option<String>) -> PassOptions {
         pipeline::segment::Mode::Auto => ctx.config.memory_model.backend != crate::config::Backend::Local,
         pipeline::segment::Mode::Embedding | pipeline::segment::Mode::Off => false,
     };
-    o.log_segments = ctx.verbose() > 0;
+    o.verbose = ctx.verbose() > 0;
     o
 }
 

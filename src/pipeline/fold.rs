@@ -112,6 +112,7 @@ fn decide(model: Option<&dyn MemoryModel>, opts: &PassOptions, input: &FoldInput
     let grounded = |messages: Vec<crate::llm::Message>, check: &dyn Fn(&str) -> Option<String>, verdict_ok: bool| {
         let model = model.ok_or_else(|| ModelError::Unavailable("no memory model for a fold that needs one".into()))?;
         let mut why = String::new();
+        let mut last = String::new();
         for temperature in [s.temperature, (s.temperature + 0.5).min(1.5)] {
             let req = Request { messages: messages.clone(), temperature, max_tokens: s.max_tokens, stop: vec![] };
             let text = super::tidy::tidy(&complete(model, &req)?.text, None);
@@ -124,10 +125,15 @@ fn decide(model: Option<&dyn MemoryModel>, opts: &PassOptions, input: &FoldInput
             }
             match check(&text) {
                 None => return Ok(Some((text, model.model_id()))),
-                Some(w) => why = w,
+                Some(w) => (why, last) = (w, text),
             }
         }
-        let _ = why;
+        if opts.verbose {
+            eprintln!(
+                "ragger: fold reply rejected, written extractively: {why}: {:?}",
+                crate::llm::truncate_for_message(&last, 300)
+            );
+        }
         Ok::<_, ModelError>(None)
     };
     let extractive = || Written {
@@ -319,7 +325,7 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
         let ahead = fold.views.get(j + 1).or(next.first());
         let Some(score) = segment::score(&before, &fold.views[j], ahead, seg) else { continue };
         let boundary = segment::is_boundary(&score, seg);
-        if opts.log_segments {
+        if opts.verbose {
             eprintln!(
                 "ragger: segmenter: session {} turn {}: score {:.3} (semantic {:.3}, lexical {:.3}, pause {:.3}, cue {:.2}, ahead {}) -> {}",
                 fold.sid,
@@ -448,7 +454,7 @@ fn commit_l3(
             tx.execute(
                 "UPDATE summaries SET content = ?2, tokens = ?3, version = version + 1, last_turn_id = ?4,
                         last_seq = ?5, updated_at = ?6, model = ?7, prompt_version = ?8, key_terms = ?9,
-                        origin = CASE WHEN ?10 = 'extractive' THEN 'extractive' ELSE origin END
+                        origin = CASE WHEN origin = 'extractive' THEN origin ELSE ?10 END
                  WHERE id = ?1",
                 params![
                     r.id,
@@ -660,7 +666,7 @@ pub fn l4_step(
             tx.execute(
                 "UPDATE summaries SET content = ?2, tokens = ?3, version = version + 1, last_l3_id = ?4,
                         updated_at = ?5, model = ?6, prompt_version = ?7, key_terms = ?8,
-                        origin = CASE WHEN ?9 = 'extractive' THEN 'extractive' ELSE origin END
+                        origin = CASE WHEN origin = 'extractive' THEN origin ELSE ?9 END
                  WHERE id = ?1",
                 params![
                     r.id,

@@ -150,6 +150,9 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
         }
     }
     let content = content_words(reply);
+    if content.is_empty() && !unspaced(reply) && !content_words(&source_text).is_empty() {
+        return Some("the reply says nothing about its sources".into());
+    }
     // Word overlap means nothing for scripts written without spaces (a
     // Chinese clause is one "word"): there only the terms are checked.
     if !content.is_empty() && !unspaced(reply) {
@@ -251,7 +254,7 @@ fn source_numbers(text: &str) -> HashSet<String> {
 pub fn terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |t: &str| {
-        let t = t.trim_matches(|c: char| ",.;:!?()[]{}<>\"'`«»“”‘’".contains(c));
+        let t = t.trim_matches(|c: char| ",.;:!?()[]{}<>\"'`«»“”‘’。，、；：！？（）".contains(c));
         if !t.is_empty() && !out.iter().any(|o| o.eq_ignore_ascii_case(t)) {
             out.push(t.to_string());
         }
@@ -263,11 +266,10 @@ pub fn terms(text: &str) -> Vec<String> {
     }
     let mut sentence_start = true;
     for raw in text.split_whitespace() {
-        let token = raw.trim_matches(|c: char| ",;:!?()[]{}<>\"'`«»“”‘’".contains(c));
+        let token = raw.trim_matches(|c: char| ",;:!?()[]{}<>\"'`«»“”‘’。，、；：！？（）".contains(c));
         let bare = token.trim_end_matches('.');
-        if is_identifier(bare) || bare.chars().any(|c| c.is_ascii_digit()) {
-            push(bare);
-        } else if !sentence_start && is_name(bare) {
+        let name = !sentence_start && is_name(bare);
+        if is_identifier(bare) || bare.chars().any(|c| c.is_ascii_digit()) || name {
             push(bare);
         }
         sentence_start = raw.ends_with(['.', '!', '?', ':']) || raw.ends_with(".\"");
@@ -327,22 +329,24 @@ fn looping(reply: &str) -> Option<String> {
         }
     }
     let mut sentences = HashSet::new();
-    for s in reply.split(['.', '!', '?']).map(|s| s.trim().to_lowercase()).filter(|s| s.split_whitespace().count() >= 4)
-    {
-        if !sentences.insert(s.clone()) {
-            return Some(s);
-        }
-    }
-    None
+    reply
+        .split(['.', '!', '?'])
+        .map(|s| s.trim().to_lowercase())
+        .filter(|s| s.split_whitespace().count() >= 4)
+        .find(|s| !sentences.insert(s.clone()))
 }
 
-/// A run of four words of a worked example that the reply has and its
-/// sources do not.
+/// A run of four words of a worked example that the reply has, with a
+/// content word its sources do not have ("the user asked how" is the form
+/// the examples teach; "cron's minimal PATH must" is their content).
 fn copied(reply: &[String], example: &[String], source_words: &HashSet<String>) -> Option<String> {
     let grams: HashSet<&[String]> = example.windows(4).collect();
     reply
         .windows(4)
-        .find(|g| grams.contains(g) && g.iter().any(|w| !source_words.contains(w) && !is_stop_word(w)))
+        .find(|g| {
+            grams.contains(g)
+                && g.iter().any(|w| !source_words.contains(w) && !is_stop_word(w) && !META_WORDS.contains(&w.as_str()))
+        })
         .map(|g| g.join(" "))
 }
 
@@ -508,6 +512,19 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_of_content_reply_fails() {
+        assert!(check("Okay, sure.", &[TURN], &[]).unwrap().contains("says nothing"));
+        assert!(check("Nothing.", &[TURN], &[]).is_some());
+    }
+
+    #[test]
+    fn the_form_of_the_examples_is_no_copy() {
+        let ex = "The user asked how to list the files in a folder with Python; the assistant suggested os.listdir.";
+        let r = "The user asked how to back up /srv every night; the assistant suggested restic with a cron job.";
+        assert_eq!(check(r, &[TURN], &[ex]), None);
+    }
+
+    #[test]
     fn a_reply_about_something_else_fails() {
         let r = "The conversation covered baking bread with a starter, hydration and oven temperature.";
         assert!(check(r, &[TURN], &[]).unwrap().contains("too little"));
@@ -517,7 +534,7 @@ mod tests {
     fn a_reply_in_a_script_without_spaces_is_checked_for_terms_only() {
         let src = "如何启用预写日志？ 使用 PRAGMA journal_mode=WAL。";
         assert_eq!(check("用户询问了如何启用预写日志，助手建议使用 PRAGMA journal_mode=WAL。", &[src], &[]), None);
-        assert!(check("用户询问了如何启用预写日志，助手建议使用 PRAGMA synchronous=FULL。", &[src], &[]).is_some());
+        assert!(check("用户询问了如何启用预写日志，助手建议使用 PRAGMA journal_mode=OFF。", &[src], &[]).is_some());
     }
 
     #[test]

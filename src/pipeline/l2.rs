@@ -98,8 +98,10 @@ fn summarize_turn(
         } else {
             grounding::check(&reply.text, &[&turn], &examples)
         };
-        if bad.is_none() {
-            return Ok((reply, "model"));
+        match bad {
+            None => return Ok((reply, "model")),
+            Some(why) if opts.verbose => eprintln!("ragger: L2 of turn {}: reply rejected: {why}", item.id),
+            Some(_) => {}
         }
         last = Some(reply);
     }

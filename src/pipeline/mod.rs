@@ -53,8 +53,9 @@ pub struct PassOptions {
     pub pause_ms: i64,
     /// The topic segmenter's settings.
     pub segment: segment::Settings,
-    /// Log each boundary decision with its scores on stderr (`-v`).
-    pub log_segments: bool,
+    /// Log each boundary decision with its scores, and each rejected
+    /// model reply with its reason, on stderr (`-v`).
+    pub verbose: bool,
 }
 
 impl PassOptions {
@@ -76,7 +77,7 @@ impl PassOptions {
                 cue_weight: summaries.cue_weight,
                 model_votes: summaries.segmenter == segment::Mode::Model,
             },
-            log_segments: false,
+            verbose: false,
             summaries,
         }
     }

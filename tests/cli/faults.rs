@@ -10,7 +10,8 @@ use crate::support::Env;
 /// A one-sentence summary for an L2, a running summary for a fold.
 fn reply(r: &Recorded) -> Action {
     let user = r.user();
-    let words: Vec<&str> = user.split_whitespace().take(3).collect();
+    // The turn's first words, after the prompt's "User:" label.
+    let words: Vec<&str> = user.split_whitespace().filter(|w| *w != "User:").take(3).collect();
     Action::text(format!("The user talked about {}.", words.join(" ")))
 }
 

@@ -16,5 +16,6 @@ mod packaging;
 mod pipeline;
 mod privacy;
 mod search;
+mod segment;
 mod store;
 mod terminal;

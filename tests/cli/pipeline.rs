@@ -31,7 +31,10 @@ pub fn topic_reply(r: &Recorded) -> Action {
         if incoming.iter().any(|t| !have.contains(t)) {
             return Action::text("NO_MERGE");
         }
-        return Action::text(format!("The conversation continued about [topic:{}].", have[0]));
+        return Action::text(format!(
+            "The conversation continued about [topic:{}].",
+            have.first().map(String::as_str).unwrap_or("none")
+        ));
     }
     // A fresh summary of several items.
     let t = topics(&prompt);
@@ -126,20 +129,31 @@ fn provenance_is_recorded_on_every_derived_row() {
 
 #[test]
 fn no_merge_inside_a_sentence_is_not_a_verdict() {
+    // The turns talk about NO_MERGE, so a summary that mentions it is
+    // grounded; it is still no verdict.
     let server = FakeServer::start(|r| {
         if r.system().contains("one-sentence") {
-            Action::text("The user asked a thing.")
+            Action::text("The user asked whether NO_MERGE should be used here.")
         } else {
             Action::text("The user said NO_MERGE should not be used here; the summary continues.")
         }
     });
     let env = Env::new().with_server(&server);
-    capture_topics(&env, "s", &["a", "b"], &[]);
+    for i in 0..2 {
+        env.capture(
+            "s",
+            "Should NO_MERGE be used here?",
+            &format!("No {i}: NO_MERGE should not be used here; the summary continues."),
+            &[],
+        )
+        .ok();
+    }
     let report = once(&env);
     assert_eq!(report["topic_shifts"], 0);
     let show = env.show("s");
     assert_eq!(summaries(&show, 3).len(), 1);
-    assert!(show["summaries"][0]["content"].as_str().unwrap().contains("NO_MERGE should not"));
+    assert!(show["summaries"][0]["content"].as_str().unwrap().contains("NO_MERGE should not"), "{show:#}");
+    assert_eq!(show["summaries"][0]["origin"], "model");
 }
 
 #[test]

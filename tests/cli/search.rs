@@ -81,6 +81,12 @@ fn seeded(env: &Env) {
             rusqlite::params![sid, project, l3, first, last, at],
         )
         .unwrap();
+        // The turns are folded into it: a raw turn that matches leads to it.
+        db.execute(
+            "UPDATE turns SET l3_id = last_insert_rowid(), fold_seq = id WHERE session_id = ?1",
+            rusqlite::params![sid],
+        )
+        .unwrap();
     }
 }
 
@@ -110,7 +116,7 @@ fn reembed_embeds_every_summary_and_search_finds_sessions_by_meaning() {
     let env = embedded_env();
     assert_eq!(stale(&env), 0);
     let n: i64 = env.sql().query_row("SELECT count(*) FROM embeddings", [], |r| r.get(0)).unwrap();
-    assert_eq!(n, 12, "9 L2 + 3 L3 vectors");
+    assert_eq!(n, 21, "9 L2 + 3 L3 + 9 turn vectors");
     // Paraphrases that share (almost) no words with the summaries.
     for (query, want) in [
         ("growing vegetables in the backyard", "garden"),

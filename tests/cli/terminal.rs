@@ -20,7 +20,8 @@ fn assert_inert(out: &str) {
 fn hostile_env() -> (FakeServer, Env) {
     let server = FakeServer::start(|r| {
         if r.system().contains("one-sentence") {
-            Action::text(format!("Summary {CLEAR}of the turn\r\x08."))
+            // Grounded in the turn's words, so it is stored as written.
+            Action::text(format!("The user said hello there {CLEAR} and got a reply\r\x08."))
         } else {
             Action::text(format!("Session {LINK} summary."))
         }
@@ -39,16 +40,16 @@ fn show_search_and_sessions_render_control_characters_visibly_and_json_stays_exa
     let show = env.run(&["show", "s"]).ok().stdout;
     assert_inert(&show);
     assert!(show.contains("hello \\x1b]0;pwned\\x07 there"), "{show}");
-    assert!(show.contains("Summary \\x1b[2J"), "{show}");
+    assert!(show.contains("there \\x1b[2J\\x1b[H and got a reply"), "{show}");
     assert!(show.contains("\\x1b]8;;http://evil.example"), "{show}");
     let json = env.show("s");
     assert_eq!(json["turns"][0]["user"], user.as_str(), "--json is exact");
 
-    let search = env.run(&["search", "summary"]).ok().stdout;
-    assert!(search.contains("Summary \\x1b[2J\\x1b[Hof the turn"), "{search}");
+    let search = env.run(&["search", "hello"]).ok().stdout;
+    assert!(search.contains("hello there \\x1b[2J\\x1b[H and got a reply"), "{search}");
     assert_inert(&search);
-    let hits = env.run(&["search", "summary", "--json"]).ok().json();
-    assert!(hits.to_string().contains("Summary \\u001b[2J"), "{hits}");
+    let hits = env.run(&["search", "hello", "--json"]).ok().json();
+    assert!(hits.to_string().contains("there \\u001b[2J"), "{hits}");
 
     // Ids stored before ids were checked at capture.
     env.sql().execute("UPDATE sessions SET external_id = 'a\nforged row\x1b[1A', project = 'p\x07'", []).unwrap();
@@ -56,7 +57,7 @@ fn show_search_and_sessions_render_control_characters_visibly_and_json_stays_exa
     assert_inert(&sessions);
     assert_eq!(sessions.lines().count(), 2, "a header and one row: {sessions}");
     assert!(sessions.contains("a\\x0aforged row\\x1b[1A"), "{sessions}");
-    assert_inert(&env.run(&["search", "summary"]).ok().stdout);
+    assert_inert(&env.run(&["search", "hello"]).ok().stdout);
 }
 
 #[test]
@@ -70,7 +71,7 @@ fn a_huge_stored_id_neither_panics_nor_widens_the_table() {
     let sessions = env.run(&["sessions"]).ok().stdout;
     let row_t = sessions.lines().find(|l| l.starts_with("t ")).expect("row of t");
     assert!(row_t.len() < 200, "the other rows stay narrow: {row_t:?}");
-    let search = env.run(&["search", "summary"]).ok().stdout;
+    let search = env.run(&["search", "hello"]).ok().stdout;
     assert!(search.contains(&huge), "the id is shown whole");
 }
 

@@ -1,0 +1,92 @@
+//! Topic segmentation with the real embedder: ragger's own signals split a
+//! session where its topic changes, whatever the memory model says.
+
+use crate::support::{minutes_ago, Env, FakeServer};
+
+/// The demo's conversation: three turns about backups, then (after a
+/// pause) three about bread.
+const TURNS: [(i64, &str, &str); 6] = [
+    (120, "How should I back up my home server's /srv folder every night?",
+     "Use restic with a cron job: restic backup /srv to a repository on a USB disk, then restic forget --keep-daily 7 to prune old snapshots."),
+    (118, "Should the restic repository be encrypted if the disk stays at home?",
+     "restic always encrypts; keep the password in a root-only file and pass it with --password-file so cron can run unattended."),
+    (116, "How do I check that the backups can actually be restored?",
+     "Run restic check weekly and do a test restore of one folder into /tmp each month, comparing it with diff -r."),
+    (90, "Different question: my sourdough bread comes out dense. Why?",
+     "Usually the starter is too weak or the dough is under-proofed; feed the starter until it doubles in 4-6 hours and let the dough rise until it grows by half."),
+    (88, "What hydration should I use for a first sourdough loaf?",
+     "Start around 70% hydration: 700 g water per kilo of flour is easy to handle; go wetter once shaping feels comfortable."),
+    (86, "How long should I bake it and at what temperature?",
+     "Bake in a preheated Dutch oven at 250 C for 20 minutes with the lid on, then 20-25 minutes at 230 C with the lid off until deep brown."),
+];
+
+fn capture_demo(env: &Env) {
+    for (i, (ago, user, assistant)) in TURNS.iter().enumerate() {
+        let at = minutes_ago(*ago);
+        let id = format!("t{i}");
+        env.capture("demo", user, assistant, &["--project", "homelab", "--at", &at, "--id", &id]).ok();
+    }
+}
+
+#[test]
+fn a_two_topic_session_splits_into_two_segments_with_the_real_embedder() {
+    // A model that never helps: every reply fails the grounding check, so
+    // every summary is extractive and never says NO_MERGE.
+    let server = FakeServer::fixed("Nothing.");
+    let env = Env::new().real_embedder().with_server(&server);
+    capture_demo(&env);
+    let r = env.run(&["summarize", "--once", "--json", "-v"]).ok();
+    assert_eq!(r.json()["topic_shifts"], 1, "{}", r.stderr);
+    assert!(r.stderr.contains("segmenter: session 1 turn 4: score"), "decisions are logged with -v: {}", r.stderr);
+    let show = env.show("demo");
+    let l3: Vec<_> = show["summaries"].as_array().unwrap().iter().filter(|s| s["level"] == 3).collect();
+    let ranges: Vec<&str> = l3.iter().map(|s| s["episode_range"].as_str().unwrap()).collect();
+    assert_eq!(ranges, ["1-3", "4-6"], "{show:#}");
+    assert_eq!(l3[0]["start_reason"], "first");
+    assert_eq!(l3[1]["start_reason"], "topic_shift");
+    assert!(l3[1]["start_score"].as_f64().unwrap() > 0.9, "{}", l3[1]);
+    // The segments keep their identifiers, and are written extractively.
+    assert!(l3[0]["key_terms"].as_str().unwrap().contains("--password-file"), "{}", l3[0]);
+    assert!(l3[1]["key_terms"].as_str().unwrap().contains("250 C"), "{}", l3[1]);
+    assert_eq!(l3[0]["origin"], "extractive");
+    // One turn vector per turn, computed once: a second pass embeds none.
+    let turn_vectors = || -> i64 {
+        env.sql().query_row("SELECT count(*) FROM embeddings WHERE kind = 'turn'", [], |r| r.get(0)).unwrap()
+    };
+    assert_eq!(turn_vectors(), 6);
+    let again = env.run(&["summarize", "--once", "--json"]).ok().json();
+    assert_eq!(again["embedded"], 0, "{again}");
+    assert_eq!(turn_vectors(), 6);
+    env.assert_check();
+}
+
+#[test]
+fn without_an_embedder_a_session_is_not_split_and_the_pass_still_succeeds() {
+    let server = FakeServer::fixed("Nothing.");
+    // The embedder is disabled, and the small local default would not be
+    // asked for NO_MERGE: "embedding" leaves no signal at all.
+    let env = Env::new().with_server(&server).with_config("[summaries]\nsegmenter = \"embedding\"");
+    capture_demo(&env);
+    env.run(&["summarize", "--once"]).ok();
+    let show = env.show("demo");
+    let l3 = show["summaries"].as_array().unwrap().iter().filter(|s| s["level"] == 3).count();
+    assert_eq!(l3, 1, "{show:#}");
+    env.assert_check();
+}
+
+#[test]
+fn every_identifier_of_the_demo_is_found_by_search() {
+    let server = FakeServer::fixed("Nothing.");
+    let env = Env::new().real_embedder().with_server(&server);
+    capture_demo(&env);
+    env.run(&["summarize", "--once"]).ok();
+    for term in ["restic", "--password-file", "/srv", "70%", "250 C", "sourdough", "Dutch oven"] {
+        let hits = env.run(&["search", "--json", "--", term]).ok().json();
+        let hits = hits.as_array().unwrap();
+        let found = hits.iter().any(|h| {
+            let text = format!("{} {} {}", h["content"], h["key_terms"], h["evidence"]["text"]);
+            text.contains(term)
+        });
+        assert!(found, "{term} not found: {hits:#?}");
+    }
+}
