@@ -108,7 +108,7 @@ poison="$(sql "SELECT group_concat(l2_state || ':' || attempts) FROM turns WHERE
 if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$LOG/human.out"; then
     die "raw control characters in human output: $(LC_ALL=C grep -n $'[\x01-\x08\x0b-\x1f\x7f]' "$LOG/human.out" | head -3 | cat -v)"
 fi
-escaped=$(grep -o '\\x1b' "$LOG/human.out" | wc -l)
+escaped=$( (grep -o '\\x1b' "$LOG/human.out" || true) | wc -l)
 
 # No garbage stored as a summary.
 garbage=$(sql "WITH rows(kind, id, text, bound) AS (
