@@ -365,7 +365,7 @@ pub fn extractive_turn(user: &str, assistant: &str) -> String {
         .map(|(_, s)| s);
     let clip = |s: &str| crate::pipeline::prompts::cut(s.trim(), 240);
     match (ask.is_empty(), answer) {
-        (false, Some(a)) => format!("The user asked: {} The assistant answered: {}", clip(&ask), clip(a)),
+        (false, Some(a)) => format!("{ASKED}{}{ANSWERED}{}", clip(&ask), clip(a)),
         (false, None) => format!("The user said: {}", clip(&ask)),
         (true, Some(a)) => format!("The assistant said: {}", clip(a)),
         (true, None) => String::new(),
@@ -399,11 +399,27 @@ fn sentences(text: &str) -> Vec<&str> {
 
 /// A fold written without the model: the running summary and the new
 /// items, in order, within `max_chars` (the beginning and the end kept).
+/// Extractive turn summaries are joined in a compact form ("request —
+/// answer"), so their scaffolding is not repeated turn after turn.
 pub fn extractive_fold(running: Option<&str>, items: &[&str], max_chars: usize) -> String {
-    let mut parts: Vec<&str> = running.into_iter().collect();
-    parts.extend(items.iter().map(|s| s.trim()));
+    let mut parts: Vec<String> = running.into_iter().map(str::to_string).collect();
+    parts.extend(items.iter().map(|s| compact(s.trim())));
     crate::pipeline::prompts::cut(&parts.join(" "), max_chars)
 }
+
+/// An extractive turn summary without its labels.
+fn compact(item: &str) -> String {
+    let Some(rest) = item.strip_prefix(ASKED) else {
+        return item.to_string();
+    };
+    match rest.split_once(ANSWERED) {
+        Some((ask, answer)) => format!("{} — {}", ask.trim(), answer.trim()),
+        None => rest.trim().to_string(),
+    }
+}
+
+const ASKED: &str = "The user asked: ";
+const ANSWERED: &str = " The assistant answered: ";
 
 /// The identifiers and names of a segment's turns, in order of first
 /// appearance, at most `max`: what keyword search must find even when the
@@ -570,6 +586,23 @@ mod tests {
         assert_eq!(check_merge(both, running, &new, &[]), None);
         let dropped = "The user asked about sourdough hydration; the assistant suggested 70% water.";
         assert!(check_merge(dropped, running, &new, &[]).unwrap().contains("running summary"));
+    }
+
+    #[test]
+    fn an_extractive_fold_does_not_repeat_the_turns_labels() {
+        let turns = [
+            ("How do I back up /srv?", "Use restic backup /srv nightly."),
+            ("Is the repository encrypted?", "restic always encrypts it."),
+            ("How do I test a restore?", "Run restic check and restore one folder."),
+            ("Can cron run it unattended?", "Pass --password-file in the crontab."),
+        ];
+        let items: Vec<String> = turns.iter().map(|(u, a)| extractive_turn(u, a)).collect();
+        let refs: Vec<&str> = items.iter().map(String::as_str).collect();
+        let fold = extractive_fold(None, &refs, 3000);
+        assert!(fold.starts_with("How do I back up /srv? — Use restic backup /srv nightly."), "{fold}");
+        assert!(!fold.contains("The user asked"), "{fold}");
+        assert_eq!(looping(&fold), None, "{fold}");
+        assert_eq!(check(&fold, &refs, &[]), None);
     }
 
     #[test]
