@@ -60,15 +60,19 @@ pub fn pending_l2(conn: &Connection, owner: &str, session: Option<i64>, n: usize
     Ok(out)
 }
 
+/// The first session at or after ?2 (only ?1 when given) with an L2 to fold.
+const NEXT_FOLDABLE: &str = "SELECT session_id FROM turns INDEXED BY turns_foldable
+     WHERE l3_id IS NULL AND l2_state = 'done' AND session_id >= ?2 AND (?1 IS NULL OR session_id = ?1)
+     ORDER BY session_id LIMIT 1";
+
 /// Sessions with L2s waiting to be folded, by id, from the skip cursor on.
 /// When the scan reaches the end it starts over once (new work may have
 /// appeared below the cursor); an empty result means no session is ready.
+///
+/// A loose index scan over `turns_foldable`: one seek per session found,
+/// so the cost does not grow with the turns each session has waiting.
 pub fn sessions_to_fold(conn: &Connection, session: Option<i64>, skip: &mut Skip, n: usize) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT DISTINCT session_id FROM turns
-         WHERE l3_id IS NULL AND l2_state = 'done' AND session_id >= ?3 AND (?1 IS NULL OR session_id = ?1)
-         ORDER BY session_id LIMIT ?2",
-    )?;
+    let mut next = conn.prepare_cached(NEXT_FOLDABLE)?;
     for restart in [false, true] {
         if restart {
             if skip.session_cursor == 0 {
@@ -76,17 +80,23 @@ pub fn sessions_to_fold(conn: &Connection, session: Option<i64>, skip: &mut Skip
             }
             skip.session_cursor = 0;
         }
-        loop {
-            let ids = stmt
-                .query_map(params![session, n as i64, skip.session_cursor], |r| r.get::<_, i64>(0))?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            let Some(&last) = ids.last() else { break };
-            let ready: Vec<i64> = ids.into_iter().filter(|id| !skip.sessions.contains(id)).collect();
-            if !ready.is_empty() {
-                skip.session_cursor = ready[0];
-                return Ok(ready);
+        let mut ready = Vec::new();
+        let mut from = skip.session_cursor;
+        while ready.len() < n {
+            let Some(sid) = next.query_row(params![session, from], |r| r.get::<_, i64>(0)).optional()? else {
+                break;
+            };
+            if !skip.sessions.contains(&sid) {
+                ready.push(sid);
+            } else if ready.is_empty() {
+                // Passed over for the rest of the pass: the next scan starts after it.
+                skip.session_cursor = sid + 1;
             }
-            skip.session_cursor = last + 1;
+            from = sid + 1;
+        }
+        if !ready.is_empty() {
+            skip.session_cursor = ready[0];
+            return Ok(ready);
         }
     }
     Ok(vec![])
@@ -202,4 +212,71 @@ pub fn remaining(conn: &Connection, session: Option<i64>) -> Result<u64> {
         |r| r.get(0),
     )?;
     Ok(n as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sessions 1..=5 with two turns each; `done` says whose L2s are done.
+    fn store_with(done: &[i64]) -> Store {
+        let store = Store::memory().unwrap();
+        for s in 1..=5i64 {
+            store
+                .conn
+                .execute("INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (?1, ?2, 'p', 0, 0, 0)", params![s, format!("s{s}")])
+                .unwrap();
+            for k in 0..2 {
+                let (state, l2) = if done.contains(&s) { ("done", Some("x")) } else { ("pending", None) };
+                store
+                    .conn
+                    .execute(
+                        "INSERT INTO turns (session_id, at, captured_at, user_text, assistant_text, tokens, l2, l2_state)
+                         VALUES (?1, ?2, 0, 'u', 'a', 1, ?3, ?4)",
+                        params![s, k, l2, state],
+                    )
+                    .unwrap();
+            }
+        }
+        store
+    }
+
+    #[test]
+    fn sessions_to_fold_lists_only_sessions_with_done_unfolded_l2s() {
+        let store = store_with(&[2, 4, 5]);
+        let mut skip = Skip::default();
+        assert_eq!(sessions_to_fold(&store.conn, None, &mut skip, 8).unwrap(), vec![2, 4, 5]);
+        assert_eq!(sessions_to_fold(&store.conn, None, &mut skip, 2).unwrap(), vec![2, 4]);
+        assert_eq!(sessions_to_fold(&store.conn, Some(4), &mut skip, 8).unwrap(), vec![4]);
+        assert!(sessions_to_fold(&store.conn, Some(3), &mut skip, 8).unwrap().is_empty());
+    }
+
+    #[test]
+    fn sessions_to_fold_passes_over_skipped_sessions_and_starts_over_once() {
+        let store = store_with(&[2, 4, 5]);
+        let mut skip = Skip::default();
+        skip.sessions.extend([2, 4]);
+        assert_eq!(sessions_to_fold(&store.conn, None, &mut skip, 8).unwrap(), vec![5]);
+        assert_eq!(skip.session_cursor, 5);
+        // Session 2 comes free again while the cursor is past it: found by the restart.
+        skip.sessions.remove(&2);
+        skip.sessions.insert(5);
+        assert_eq!(sessions_to_fold(&store.conn, None, &mut skip, 8).unwrap(), vec![2]);
+        skip.sessions.insert(2);
+        assert!(sessions_to_fold(&store.conn, None, &mut skip, 8).unwrap().is_empty());
+    }
+
+    #[test]
+    fn sessions_to_fold_seeks_the_foldable_index_instead_of_scanning_unfolded_turns() {
+        let store = store_with(&[1]);
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {NEXT_FOLDABLE}"))
+            .unwrap()
+            .query_map(params![None::<i64>, 0], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(plan.iter().any(|p| p.contains("SEARCH turns USING INDEX turns_foldable (session_id>?)")), "{plan:?}");
+    }
 }
