@@ -277,6 +277,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project name [default: the last folder of --cwd or of the current folder]')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Working folder whose name is the project')
             [CompletionResult]::new('--limit-tokens', '--limit-tokens', [CompletionResultType]::ParameterName, 'Budget of the block in tokens (about four characters a token)')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'What the session is about: earlier segments matching it are listed [default: the key terms of the project summary and recent segments]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')

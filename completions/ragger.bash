@@ -522,7 +522,7 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__context)
-            opts="-q -v -h --project --cwd --limit-tokens --config --db --quiet --verbose --json --color --help"
+            opts="-q -v -h --project --cwd --limit-tokens --query --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -537,6 +537,10 @@ _ragger() {
                     return 0
                     ;;
                 --limit-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

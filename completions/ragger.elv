@@ -256,6 +256,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --project 'Project name [default: the last folder of --cwd or of the current folder]'
             cand --cwd 'Working folder whose name is the project'
             cand --limit-tokens 'Budget of the block in tokens (about four characters a token)'
+            cand --query 'What the session is about: earlier segments matching it are listed [default: the key terms of the project summary and recent segments]'
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to use colour'

@@ -210,6 +210,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subc
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l project -d 'Project name [default: the last folder of --cwd or of the current folder]' -r
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l cwd -d 'Working folder whose name is the project' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l limit-tokens -d 'Budget of the block in tokens (about four characters a token)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l query -d 'What the session is about: earlier segments matching it are listed [default: the key terms of the project summary and recent segments]' -r
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l color -d 'When to use colour' -r -f -a "auto\t''

@@ -358,6 +358,10 @@ pub struct ContextArgs {
     /// Budget of the block in tokens (about four characters a token)
     #[arg(long, value_name = "N", default_value_t = 1500)]
     pub limit_tokens: usize,
+    /// What the session is about: earlier segments matching it are listed
+    /// [default: the key terms of the project summary and recent segments]
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -1,6 +1,8 @@
 //! The memory block for the start of an agent session: the project's
-//! latest L4 summary, then its most recent L3 segments with their dates,
-//! within a token budget (about four characters a token).
+//! latest L4 summary, its most recent L3 segments, then the completed
+//! segments most relevant to what the project is about now (or to a
+//! query), with their dates and key terms, within a token budget (about
+//! four characters a token).
 
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -10,6 +12,13 @@ use crate::store::fmt_time;
 
 /// L3 segments looked at, newest first, before the budget cuts.
 const MAX_SEGMENTS: usize = 50;
+/// When a segment's conversation happened: its last turn's event time.
+const AT: &str = "coalesce((SELECT t.at FROM turns t WHERE t.id = m.last_turn_id), m.updated_at)";
+
+/// Recent segments listed before the relevant ones take the budget.
+const RECENT_FIRST: usize = 3;
+/// Terms of a relevance query (the rest are dropped).
+const MAX_TERMS: usize = 24;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Entry {
@@ -20,6 +29,8 @@ pub struct Entry {
     pub status: String,
     /// RFC 3339 time of the last update.
     pub updated: String,
+    /// RFC 3339 event time of the segment's last turn (the L4: its last update).
+    pub at: String,
     pub content: String,
     /// Identifiers and names of its turns (`; `-separated), when any.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -30,14 +41,20 @@ pub struct Entry {
 pub struct Block {
     pub project: String,
     pub project_summary: Option<Entry>,
+    /// The most recent segments, newest first.
     pub segments: Vec<Entry>,
+    /// Older completed segments that match `query`, best first.
+    pub related: Vec<Entry>,
+    /// The terms `related` was matched on: the caller's query, else the
+    /// key terms of the project summary and the recent segments.
+    pub query: Vec<String>,
     /// Estimated tokens of the Markdown block.
     pub tokens: usize,
 }
 
 impl Block {
     pub fn is_empty(&self) -> bool {
-        self.project_summary.is_none() && self.segments.is_empty()
+        self.project_summary.is_none() && self.segments.is_empty() && self.related.is_empty()
     }
 }
 
@@ -45,7 +62,30 @@ fn tokens(chars: usize) -> usize {
     chars.div_ceil(4)
 }
 
-pub fn build(conn: &Connection, project: &str, limit_tokens: usize) -> Result<Block> {
+struct Row {
+    id: i64,
+    entry: Entry,
+}
+
+fn row(r: &rusqlite::Row) -> rusqlite::Result<Row> {
+    Ok(Row {
+        id: r.get(0)?,
+        entry: Entry {
+            session: r.get(1)?,
+            status: r.get(2)?,
+            updated: fmt_time(r.get(3)?),
+            at: fmt_time(r.get(6)?),
+            content: r.get(4)?,
+            key_terms: r.get(5)?,
+        },
+    })
+}
+
+/// The block for `project`: the L4, up to [`RECENT_FIRST`] recent
+/// segments, the completed segments that best match `query` (when none is
+/// given: the key terms of what was just listed), then more recent ones,
+/// as long as the budget lasts.
+pub fn build(conn: &Connection, project: &str, limit_tokens: usize, query: Option<&str>) -> Result<Block> {
     let l4: Option<Entry> = conn
         .prepare_cached(
             "SELECT status, updated_at, content, key_terms FROM summaries WHERE level = 4 AND project = ?1
@@ -56,52 +96,163 @@ pub fn build(conn: &Connection, project: &str, limit_tokens: usize) -> Result<Bl
                 session: None,
                 status: r.get(0)?,
                 updated: fmt_time(r.get(1)?),
+                at: fmt_time(r.get(1)?),
                 content: r.get(2)?,
                 key_terms: r.get(3)?,
             })
         })
         .optional()?;
-    let mut stmt = conn.prepare_cached(
-        "SELECT se.external_id, m.status, m.updated_at, m.content, m.key_terms
-         FROM summaries m JOIN sessions se ON se.id = m.session_id
-         WHERE m.level = 3 AND se.project = ?1
-         ORDER BY m.updated_at DESC, m.id DESC LIMIT ?2",
-    )?;
-    let l3 = stmt
-        .query_map(params![project, MAX_SEGMENTS as i64], |r| {
-            Ok(Entry {
-                session: r.get(0)?,
-                status: r.get(1)?,
-                updated: fmt_time(r.get(2)?),
-                content: r.get(3)?,
-                key_terms: r.get(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut block = Block { project: project.to_string(), project_summary: None, segments: vec![], tokens: 0 };
-    let budget = limit_tokens * 4;
-    let mut used = header(project).len();
+    let recent = newest(conn, project, MAX_SEGMENTS)?;
+    let mut block = Block {
+        project: project.to_string(),
+        project_summary: None,
+        segments: vec![],
+        related: vec![],
+        query: vec![],
+        tokens: 0,
+    };
+    let mut budget = Budget { left: (limit_tokens * 4).saturating_sub(header(project).len()) };
     if let Some(mut e) = l4 {
         let frame = l4_text(&Entry { content: String::new(), ..e.clone() }).len();
-        let room = budget.saturating_sub(used + frame);
+        // The project summary takes at most 2/5 of the budget: the sessions need room too.
+        let room = budget.left.min(limit_tokens * 4 * 2 / 5).saturating_sub(frame);
         if room >= 40 {
             if e.content.len() > room {
-                e.content = crate::import::fit(&e.content, room);
+                e.content = shorten(&e.content, room);
             }
-            used += l4_text(&e).len();
+            budget.left -= l4_text(&e).len();
             block.project_summary = Some(e);
         }
     }
-    for e in l3 {
-        let cost = segment_line(&e).len() + if block.segments.is_empty() { SEGMENTS_HEAD.len() } else { 0 };
-        if used + cost > budget {
+    let mut listed: Vec<i64> = Vec::new();
+    let mut recent = recent.into_iter().peekable();
+    while block.segments.len() < RECENT_FIRST {
+        let Some(r) = recent.next_if(|r| budget.take(&r.entry, block.segments.is_empty(), SEGMENTS_HEAD)) else {
+            break;
+        };
+        listed.push(r.id);
+        block.segments.push(r.entry);
+    }
+    block.query = match query {
+        Some(q) => query_terms(q),
+        None => {
+            let mut terms = Vec::new();
+            let own = block.project_summary.iter().chain(&block.segments);
+            for t in own.flat_map(|e| e.key_terms.split("; ")) {
+                push_term(&mut terms, t);
+            }
+            terms
+        }
+    };
+    if !block.query.is_empty() {
+        for r in matching(conn, project, &block.query)? {
+            if listed.contains(&r.id) {
+                continue;
+            }
+            if !budget.take(&r.entry, block.related.is_empty(), RELATED_HEAD) {
+                break;
+            }
+            listed.push(r.id);
+            block.related.push(r.entry);
+        }
+    }
+    for r in recent {
+        if listed.contains(&r.id) {
+            continue;
+        }
+        if !budget.take(&r.entry, block.segments.is_empty(), SEGMENTS_HEAD) {
             break;
         }
-        used += cost;
-        block.segments.push(e);
+        block.segments.push(r.entry);
     }
     block.tokens = tokens(markdown(&block).len());
     Ok(block)
+}
+
+/// `text` cut to at most `max` bytes at a word boundary, ending in "…".
+fn shorten(text: &str, max: usize) -> String {
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text[..end].rfind(char::is_whitespace).filter(|&i| i > end / 2).unwrap_or(end);
+    format!("{}…", text[..cut].trim_end())
+}
+
+/// The project's `n` latest segments (running or complete), newest first.
+pub fn recent(conn: &Connection, project: &str, n: usize) -> Result<Vec<Entry>> {
+    Ok(newest(conn, project, n)?.into_iter().map(|r| r.entry).collect())
+}
+
+fn newest(conn: &Connection, project: &str, n: usize) -> Result<Vec<Row>> {
+    let rows = conn
+        .prepare_cached(&format!(
+            "SELECT m.id, se.external_id, m.status, m.updated_at, m.content, m.key_terms, {AT} AS at
+             FROM summaries m JOIN sessions se ON se.id = m.session_id
+             WHERE m.level = 3 AND se.project = ?1
+             ORDER BY at DESC, m.id DESC LIMIT ?2"
+        ))?
+        .query_map(params![project, n as i64], row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// What is left of the budget, in characters.
+struct Budget {
+    left: usize,
+}
+
+impl Budget {
+    /// Takes the room for one segment line (and its list's heading when it
+    /// is the list's first); false when it does not fit.
+    fn take(&mut self, e: &Entry, first: bool, head: &str) -> bool {
+        let cost = segment_line(e).len() + if first { head.len() } else { 0 };
+        if cost > self.left {
+            return false;
+        }
+        self.left -= cost;
+        true
+    }
+}
+
+/// Completed segments of the project matching any of the terms, best
+/// first (FTS5 rank over content and key terms).
+fn matching(conn: &Connection, project: &str, terms: &[String]) -> Result<Vec<Row>> {
+    let fts = terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ");
+    let rows = conn
+        .prepare_cached(&format!(
+            "SELECT m.id, se.external_id, m.status, m.updated_at, m.content, m.key_terms, {AT}
+             FROM summaries_fts f JOIN summaries m ON m.id = f.rowid JOIN sessions se ON se.id = m.session_id
+             WHERE summaries_fts MATCH ?2 AND m.level = 3 AND m.status = 'complete' AND se.project = ?1
+             ORDER BY f.rank LIMIT ?3"
+        ))?
+        .query_map(params![project, fts, MAX_SEGMENTS as i64], row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// The words of a caller's query worth matching on: three characters or
+/// more (identifiers whole), without the most common English words.
+fn query_terms(q: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    for w in q.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '?' | '!' | '(' | ')' | '"')) {
+        let w = w.trim_matches(|c: char| matches!(c, '.' | ':' | '\'' | '`'));
+        if w.chars().count() >= 3 && !crate::pipeline::grounding::is_stop_word(&w.to_lowercase()) {
+            push_term(&mut terms, w);
+        }
+    }
+    terms
+}
+
+fn push_term(terms: &mut Vec<String>, t: &str) {
+    let t = t.trim();
+    // A term made of punctuation alone would match nothing (FTS drops it).
+    if t.chars().any(char::is_alphanumeric)
+        && terms.len() < MAX_TERMS
+        && !terms.iter().any(|x| x.eq_ignore_ascii_case(t))
+    {
+        terms.push(t.to_string());
+    }
 }
 
 fn header(project: &str) -> String {
@@ -123,20 +274,27 @@ pub fn markdown(b: &Block) -> String {
             out.push_str(&segment_line(e));
         }
     }
+    if !b.related.is_empty() {
+        out.push_str(if b.segments.is_empty() { &RELATED_HEAD[1..] } else { RELATED_HEAD });
+        for e in &b.related {
+            out.push_str(&segment_line(e));
+        }
+    }
     out
 }
 
 const SEGMENTS_HEAD: &str = "Recent sessions, newest first:\n";
+const RELATED_HEAD: &str = "\nEarlier sessions on the same subjects:\n";
 
 fn l4_text(e: &Entry) -> String {
-    format!("Project summary ({}, {}):\n{}\n\n", day(&e.updated), e.status, e.content.trim())
+    format!("Project summary ({}, {}):\n{}\n\n", day(&e.at), e.status, e.content.trim())
 }
 
 fn segment_line(e: &Entry) -> String {
     let session = e.session.as_deref().unwrap_or("?");
     let flat = e.content.split_whitespace().collect::<Vec<_>>().join(" ");
     let terms = if e.key_terms.is_empty() { String::new() } else { format!(" [key terms: {}]", e.key_terms) };
-    format!("- {} (session {session}, {}): {flat}{terms}\n", day(&e.updated), e.status)
+    format!("- {} (session {session}, {}): {flat}{terms}\n", day(&e.at), e.status)
 }
 
 fn day(rfc3339: &str) -> &str {
@@ -167,7 +325,7 @@ mod tests {
     #[test]
     fn block_has_the_l4_then_newest_segments_of_the_project_only() {
         let store = fixture();
-        let b = build(&store.conn, "app", 1000).unwrap();
+        let b = build(&store.conn, "app", 1000, None).unwrap();
         assert_eq!(b.project_summary.as_ref().unwrap().content, "A Rust service; build and tests are being fixed.");
         let sessions: Vec<_> = b.segments.iter().map(|e| e.session.clone().unwrap()).collect();
         assert_eq!(sessions, ["s-new", "s-old"]);
@@ -179,9 +337,115 @@ mod tests {
     #[test]
     fn budget_drops_older_segments() {
         let store = fixture();
-        let b = build(&store.conn, "app", 70).unwrap();
+        let b = build(&store.conn, "app", 70, None).unwrap();
         assert_eq!(b.segments.len(), 1, "{b:?}");
         assert!(b.tokens <= 70, "{}", b.tokens);
-        assert!(build(&store.conn, "nothing", 1000).unwrap().is_empty());
+        assert!(build(&store.conn, "nothing", 1000, None).unwrap().is_empty());
+    }
+
+    /// Project `app`: one old segment about the login form (day 1), five
+    /// newer ones about other things (days 2-6), and the running one
+    /// (day 7) about the login test again.
+    fn history() -> crate::store::Store {
+        let store = crate::store::Store::memory().unwrap();
+        let rows = [
+            (
+                "s1",
+                "complete",
+                "The user debugged the login form with playwright; the session cookie lacked SameSite.",
+                "login; playwright; SameSite",
+            ),
+            ("s2", "complete", "The user set up the release build with cargo dist.", "cargo; dist"),
+            ("s3", "complete", "The user wrote the changelog for version 0.4.", "changelog; 0.4"),
+            ("s4", "complete", "The user tuned the database pool size to 32.", "pool; 32"),
+            ("s5", "complete", "The user renamed the metrics endpoint.", "metrics"),
+            ("s6", "complete", "The user pinned the Rust toolchain to 1.95.", "toolchain; 1.95"),
+            ("s7", "running", "The user is fixing the flaky login test.", "login; flaky"),
+        ];
+        for (i, (sid, status, content, terms)) in rows.iter().enumerate() {
+            let day = (i as i64 + 1) * 86_400_000;
+            store
+                .conn
+                .execute(
+                    "INSERT INTO sessions (external_id, project, first_at, last_at, created_at) VALUES (?1, 'app', ?2, ?2, ?2)",
+                    params![sid, day],
+                )
+                .unwrap();
+            store
+                .conn
+                .execute(
+                    "INSERT INTO summaries (level, session_id, project, status, content, key_terms, tokens, model, prompt_version, created_at, updated_at)
+                     VALUES (3, last_insert_rowid(), 'app', ?1, ?2, ?3, 9, 'm', 1, ?4, ?4)",
+                    params![status, content, terms, day],
+                )
+                .unwrap();
+        }
+        store
+    }
+
+    fn sessions(list: &[Entry]) -> Vec<&str> {
+        list.iter().map(|e| e.session.as_deref().unwrap()).collect()
+    }
+
+    #[test]
+    fn an_older_segment_on_the_current_subject_is_listed_after_the_recent_ones() {
+        let store = history();
+        // Room for the three recent segments and two more lines.
+        let b = build(&store.conn, "app", 180, None).unwrap();
+        assert!(b.segments.len() < 6, "s1 would be reached by recency alone: {b:?}");
+        assert_eq!(sessions(&b.segments[..3]), ["s7", "s6", "s5"], "{b:?}");
+        assert_eq!(sessions(&b.related), ["s1"], "{b:?}");
+        assert!(b.query.contains(&"login".to_string()), "{:?}", b.query);
+        let md = markdown(&b);
+        let recent_at = md.find("Recent sessions").unwrap();
+        let related_at =
+            md.find("Earlier sessions on the same subjects:\n- 1970-01-02 (session s1, complete)").unwrap();
+        assert!(recent_at < related_at, "{md}");
+        assert!(b.tokens <= 180, "{}", b.tokens);
+    }
+
+    #[test]
+    fn a_query_chooses_the_related_segments() {
+        let store = history();
+        let b = build(&store.conn, "app", 1000, Some("Which pool size did we choose for the database?")).unwrap();
+        assert_eq!(sessions(&b.related), ["s4"], "{b:?}");
+        assert_eq!(b.query, ["pool", "size", "choose", "database"]);
+        // Every segment appears once: s4 is not repeated among the recent ones.
+        let all: Vec<&str> = sessions(&b.segments).into_iter().chain(sessions(&b.related)).collect();
+        assert_eq!(all.len(), 7, "{all:?}");
+    }
+
+    #[test]
+    fn a_query_with_fts_syntax_is_matched_as_words() {
+        let store = history();
+        let b = build(&store.conn, "app", 1000, Some("\"SameSite\" OR NEAR(login* -x")).unwrap();
+        assert_eq!(sessions(&b.related), ["s1"], "{b:?}");
+    }
+
+    #[test]
+    fn a_long_project_summary_leaves_room_for_the_sessions() {
+        let store = history();
+        let long = "The project is a web shop written in Rust. ".repeat(40);
+        store
+            .conn
+            .execute(
+                "INSERT INTO summaries (level, project, status, content, tokens, model, prompt_version, created_at, updated_at)
+                 VALUES (4, 'app', 'running', ?1, 9, 'm', 1, 0, 0)",
+                [&long],
+            )
+            .unwrap();
+        let b = build(&store.conn, "app", 200, None).unwrap();
+        let l4 = &b.project_summary.as_ref().unwrap().content;
+        assert!(l4.len() <= 200 * 4 * 2 / 5, "{l4}");
+        let kept = l4.strip_suffix('…').unwrap();
+        assert!(long.starts_with(kept) && long[kept.len()..].starts_with(' '), "cut inside a word: {l4}");
+        assert!(!b.segments.is_empty(), "{b:?}");
+        assert!(b.tokens <= 200, "{}", b.tokens);
+    }
+
+    #[test]
+    fn recent_lists_the_newest_segments_only() {
+        let store = history();
+        assert_eq!(sessions(&recent(&store.conn, "app", 2).unwrap()), ["s7", "s6"]);
     }
 }

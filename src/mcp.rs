@@ -48,6 +48,9 @@ pub struct ContextParams {
     pub project: String,
     /// Budget of the block in tokens (default 1500).
     pub limit_tokens: Option<usize>,
+    /// What the session is about: earlier sessions matching it are listed
+    /// (default: the key terms of the project's recent sessions).
+    pub query: Option<String>,
 }
 
 #[derive(Clone)]
@@ -103,16 +106,16 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
     #[tool(description = "The latest session summaries (segments) of a project, newest first, with dates.")]
     fn recent(&self, Parameters(p): Parameters<RecentParams>) -> ToolResult {
         let store = self.store()?;
-        let mut block = crate::context::build(&store.conn, &p.project, usize::MAX / 8).map_err(|e| format!("{e:#}"))?;
-        block.segments.truncate(p.limit.unwrap_or(5));
-        json(&block.segments)
+        let recent =
+            crate::context::recent(&store.conn, &p.project, p.limit.unwrap_or(5)).map_err(|e| format!("{e:#}"))?;
+        json(&recent)
     }
 
-    #[tool(description = "The memory block for the start of a session: the project's summary and its \
-recent sessions, within a token budget, as Markdown.")]
+    #[tool(description = "The memory block for the start of a session: the project's summary, its \
+recent sessions and the earlier sessions on the same subjects (or matching `query`), within a token budget, as Markdown.")]
     fn context(&self, Parameters(p): Parameters<ContextParams>) -> ToolResult {
         let store = self.store()?;
-        let block = crate::context::build(&store.conn, &p.project, p.limit_tokens.unwrap_or(1500))
+        let block = crate::context::build(&store.conn, &p.project, p.limit_tokens.unwrap_or(1500), p.query.as_deref())
             .map_err(|e| format!("{e:#}"))?;
         Ok(crate::context::markdown(&block))
     }

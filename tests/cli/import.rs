@@ -313,6 +313,46 @@ fn captured_by_hook_summarized_then_given_back_at_session_start() {
 }
 
 #[test]
+fn context_lists_recent_sessions_then_earlier_ones_on_the_subject() {
+    let server = summary_server();
+    let env = Env::new().with_server(&server);
+    // Six past sessions of one project, a day apart; the oldest one is about the cookie.
+    let topics = [
+        (
+            "Why does the login form drop the session cookie in Safari?",
+            "Its SameSite attribute is missing; set SameSite=Lax on the cookie.",
+        ),
+        ("How do I make the release build smaller?", "Strip symbols and enable LTO in the release profile."),
+        ("What goes into the changelog for 0.4?", "The new export command and the fixed pagination."),
+        ("Which size should the database pool have?", "Start with 32 connections and watch the wait time."),
+        ("How do I rename the metrics endpoint?", "Move the route and keep a redirect for one release."),
+        ("How do I pin the toolchain?", "Write 1.95 into rust-toolchain.toml."),
+    ];
+    for (i, (user, assistant)) in topics.iter().enumerate() {
+        let at = format!("2026-03-0{}T10:00:00Z", i + 1);
+        env.capture(&format!("s{}", i + 1), user, assistant, &["--project", "shop", "--at", &at]).ok();
+    }
+    env.run(&["housekeeping"]).ok();
+    let all: Value = env.run(&["context", "--project", "shop", "--json"]).ok().json();
+    let sessions = |v: &Value| -> Vec<String> {
+        v.as_array().unwrap().iter().map(|e| e["session"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(sessions(&all["segments"]).len() + sessions(&all["related"]).len(), 6, "{all:#}");
+    assert_eq!(sessions(&all["segments"])[..3], ["s6", "s5", "s4"], "{all:#}");
+    // A budget for the project summary and four or five sessions: the recent three, then the one on the subject.
+    let r: Value = env
+        .run(&["context", "--project", "shop", "--json", "--limit-tokens", "400", "--query", "SameSite cookie"])
+        .ok()
+        .json();
+    assert_eq!(sessions(&r["related"]), ["s1"], "{r:#}");
+    assert_eq!(r["query"], json!(["SameSite", "cookie"]));
+    assert!(!sessions(&r["segments"]).contains(&"s1".to_string()), "{r:#}");
+    let md =
+        env.run(&["context", "--project", "shop", "--limit-tokens", "400", "--query", "SameSite cookie"]).ok().stdout;
+    assert!(md.contains("Earlier sessions on the same subjects:\n- 2026-03-01 (session s1, complete)"), "{md}");
+}
+
+#[test]
 fn configured_folders_name_the_project() {
     let env = Env::new().with_config("[import]\nprojects = { \"/home/dev/src\" = \"all-src\" }");
     env.run(&["import", "claude-code", s(&fixture("claude-code.jsonl"))]).ok();
