@@ -14,7 +14,8 @@ use super::{ModelSlot, PassOptions, Report, Step};
 use crate::llm::{complete, MemoryModel, ModelError, Request};
 use crate::store::{estimate_tokens, now_ms, Store};
 
-/// Turns folded in one call under the threshold policy.
+/// Turns folded in one call at most (a backlog, or the threshold policy);
+/// the prompt budget usually cuts a batch sooner.
 const MAX_BATCH: usize = 64;
 
 struct Running {
@@ -320,6 +321,11 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
     slot.vectors.fill(store, &mut next)?;
     let mut cut = fold.views.len();
     for j in 0..fold.views.len() {
+        if j == 1 && fold.start.is_some() {
+            // The head starts a new segment: its later turns are judged
+            // against it alone, as live folds would be.
+            tail.clear();
+        }
         let mut before: Vec<TurnView> = tail.clone();
         before.extend(fold.views[..j].iter().cloned());
         let ahead = fold.views.get(j + 1).or(next.first());
@@ -360,6 +366,23 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
     Ok(())
 }
 
+/// Cut a head to the turns whose L2s fit the new-material half of a merge
+/// prompt (the other half is the running summary's), so no turn of a batch
+/// is cut out of the prompt; the first turn always stays.
+fn fit_prompt(head: &mut Vec<FoldTurn>, max_input_chars: usize) {
+    let budget = max_input_chars - max_input_chars / 2;
+    let mut used = 0;
+    let keep = head
+        .iter()
+        .position(|t| {
+            used += t.l2.trim().chars().count() + 3; // "- " and the newline
+            used > budget
+        })
+        .unwrap_or(head.len())
+        .max(1);
+    head.truncate(keep);
+}
+
 /// Up to `parallel` sessions with a fold to do now, each with its head
 /// (the L2s the fold takes). Sessions with nothing to do now are skipped
 /// for the rest of the pass.
@@ -378,8 +401,12 @@ fn ready_sessions(
             break;
         }
         for sid in candidates {
-            let batch = if opts.threshold() { MAX_BATCH } else { 1 };
-            let head = queue::fold_head(&store.conn, sid, batch)?;
+            // A backlog folds in batches (a live session's newest turn is a
+            // head of one), cut where the segmenter sees a new topic. Only a
+            // model asked for a verdict on every turn folds one at a time.
+            let batch = if opts.threshold() || !opts.segment.model_votes { MAX_BATCH } else { 1 };
+            let mut head = queue::fold_head(&store.conn, sid, batch)?;
+            fit_prompt(&mut head, opts.summaries.max_input_chars);
             let gated = opts.threshold() && {
                 let g = queue::gate(&store.conn, sid, opts.pause_ms)?;
                 !(g.idle
@@ -955,5 +982,29 @@ mod tests {
     fn merge_terms_keeps_old_terms_first_without_duplicates() {
         let t = merge_terms("/srv; restic", ["restic check and --password-file for /srv"]);
         assert_eq!(t, "/srv; restic; --password-file");
+    }
+
+    fn turns(lens: &[usize]) -> Vec<FoldTurn> {
+        let turn = |(i, n): (usize, &usize)| FoldTurn {
+            id: i as i64 + 1,
+            l2: "x".repeat(*n),
+            l2_model: "m".into(),
+            fold_attempts: 0,
+        };
+        lens.iter().enumerate().map(turn).collect()
+    }
+
+    #[test]
+    fn a_backlog_head_keeps_the_turns_that_fit_the_new_material_half_of_the_prompt() {
+        // 3000 characters: 1500 for new material, each L2 costs its length + 3.
+        let mut head = turns(&[497, 497, 497, 497]);
+        fit_prompt(&mut head, 3000);
+        assert_eq!(head.len(), 3);
+        let mut one_long = turns(&[5000, 10]);
+        fit_prompt(&mut one_long, 3000);
+        assert_eq!(one_long.len(), 1, "the first turn always stays");
+        let mut small = turns(&[100; 64]);
+        fit_prompt(&mut small, 3000);
+        assert_eq!(small.len(), 14);
     }
 }
