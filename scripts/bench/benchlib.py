@@ -1,6 +1,7 @@
 """Shared parts of the quality benchmarks (segmentation.py, memory.py):
 running the ragger binary, the extractive model server, config files, and
 writing one section of BENCHMARKS.md. Standard library only."""
+import json
 import os
 import re
 import subprocess
@@ -74,14 +75,17 @@ class ExtractiveServer:
             return None
 
 
-def base_config(url=None, threads=0):
+def base_config(url=None, threads=0, model_path=None):
     """TOML for the memory model: the extractive server (url) or the embedded
-    local default (url None). threads: CPU threads per process (0: all)."""
+    local default (url None; model_path: another GGUF than the default).
+    threads: CPU threads per process (0: all)."""
     lines = []
     if url:
         lines += ["[memory_model]", 'backend = "openai"', f'url = "{url}"', 'model = "extractive"', "retries = 0"]
     else:
         lines += ["[memory_model]", 'backend = "local"']
+        if model_path:
+            lines += [f"model_path = {json.dumps(os.path.abspath(model_path))}"]
     if threads:
         lines += [f"threads = {threads}", "", "[embedder]", f"threads = {threads}"]
     return "\n".join(lines) + "\n"

@@ -318,6 +318,7 @@ def main():
     ap.add_argument("--search-limit", type=int, default=20)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--threads", type=int, default=0, help="CPU threads of the local model and the embedder (0: all cores)")
+    ap.add_argument("--model-path", help="the local backend's GGUF (default: the configured default model)")
     ap.add_argument("--no-demo", action="store_true")
     ap.add_argument("--keep", help="keep the databases in this folder")
     ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
@@ -339,7 +340,7 @@ def main():
             server = bl.ExtractiveServer(work)
         cfg = os.path.join(work, "config.toml")
         with open(cfg, "w") as f:
-            f.write(bl.base_config(server.url if server else None, threads=a.threads))
+            f.write(bl.base_config(server.url if server else None, threads=a.threads, model_path=a.model_path))
         for path in paths:
             if not os.path.isfile(path):
                 bl.die(PROG, f"{path}: no such file (set --data)", 2)

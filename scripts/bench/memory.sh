@@ -9,7 +9,7 @@
 #
 # Usage: scripts/bench/memory.sh [--bin PATH] [--local|--fake]
 #            [--data FILE]... [--max-turns N] [--search-limit N]
-#            [--jobs 1|2] [--threads N] [--no-demo] [--keep DIR] [--out FILE] [--no-write]
+#            [--jobs 1|2] [--threads N] [--model-path GGUF] [--no-demo] [--keep DIR] [--out FILE] [--no-write]
 #   --bin PATH      ragger binary (default: target/release/ragger)
 #   --local         the embedded local memory model (default; slow: about
 #                   a second per turn summary and a few per fold)
@@ -18,6 +18,8 @@
 #   --data FILE     a LoCoMo-format JSON file (default:
 #                   <repo>/../shared/data/locomo/locomo_conv26.json)
 #   --max-turns N   capture only the first N turns
+#   --model-path F  the local backend's GGUF (default: the default model;
+#                   e.g. ~/.local/share/ragger/models/Qwen2.5-Coder-0.5B-Instruct.Q4_K_M.gguf)
 #   --threads N     CPU threads of the local model and the embedder (default
 #                   0: all cores; 1 is much faster on a busy machine)
 #   --keep DIR      keep the databases in DIR
