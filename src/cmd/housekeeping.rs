@@ -91,6 +91,7 @@ fn add(a: &mut Report, b: &Report) {
     a.topic_shifts += b.topic_shifts;
     a.l4_folds += b.l4_folds;
     a.failed += b.failed;
+    a.gave_up += b.gave_up;
     a.remaining = b.remaining;
     a.seconds += b.seconds;
     a.embedded += b.embedded;
