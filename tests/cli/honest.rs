@@ -402,6 +402,14 @@ fn capture_stdin_sent_again_after_fixing_a_bad_line_stores_each_turn_once() {
     assert_eq!(r.json()["duplicates"], 2);
     let n: i64 = env.sql().query_row("SELECT count(*) FROM turns", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 3);
+    // An export reads back as the same turns: a key the exported line
+    // implies (it had an `at`) is left out, the others are written.
+    let export = env.run(&["export", "--format", "jsonl"]).ok().stdout;
+    let first = export.lines().find(|l| l.contains("\"user\":\"a\"")).unwrap();
+    assert!(first.contains("\"id\":null"), "{export}");
+    assert_eq!(export.matches("\"id\":\"h:").count(), 2, "{export}");
+    let r = env.run_stdin(&["capture", "--stdin", "--json"], export.as_bytes()).ok();
+    assert_eq!(r.json()["duplicates"], 3, "{}", r.stdout);
     // The same instant written another way is the same turn.
     let again = "{\"session\":\"s\",\"user\":\"a\",\"assistant\":\"b\",\"at\":\"2026-01-01T01:00:00+01:00\"}\n";
     assert_eq!(env.run_stdin(&["capture", "--stdin", "--json"], again.as_bytes()).ok().json()["duplicates"], 1);
