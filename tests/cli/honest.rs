@@ -468,3 +468,24 @@ fn man_pages_carry_examples_and_formats() {
     assert!(page("ragger-capture").contains("derived key"));
     assert!(page("ragger-housekeeping").contains("*/20 * * * * ragger housekeeping"));
 }
+
+#[test]
+fn a_pass_skipped_for_the_lock_says_so_with_verbose() {
+    let env = Env::new();
+    env.run(&["status"]).ok();
+    let mut lock_path = env.db().into_os_string();
+    lock_path.push(".lock");
+    let held = std::fs::File::options().create(true).truncate(false).write(true).open(&lock_path).unwrap();
+    held.try_lock().expect("the lock is free");
+    for cmd in [&["housekeeping"][..], &["summarize", "--once"][..]] {
+        let quiet = env.run(cmd).code(75);
+        assert_eq!(quiet.stderr, "", "silent without -v");
+        let mut v = cmd.to_vec();
+        v.push("-v");
+        let r = env.run(&v).code(75);
+        assert!(r.stderr.contains("skipped: another pass holds the lock"), "{cmd:?}: {}", r.stderr);
+    }
+    let r = env.run(&["retry", "--all"]).code(75);
+    assert!(r.stderr.contains("a summarize pass is running"), "{}", r.stderr);
+    drop(held);
+}
