@@ -13,6 +13,15 @@ pub fn local(ms: i64) -> String {
     }
 }
 
+/// An RFC 3339 time (as stored in reports) in local time; a string that
+/// is not one is shown as it is.
+pub fn local_of(rfc3339: &str) -> String {
+    match DateTime::parse_from_rfc3339(rfc3339) {
+        Ok(t) => local(t.timestamp_millis()),
+        Err(_) => rfc3339.to_string(),
+    }
+}
+
 /// Serialize a time in ms as RFC 3339 UTC (`--json`).
 pub fn serialize_utc<S: serde::Serializer>(ms: &i64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&crate::store::fmt_time(*ms))

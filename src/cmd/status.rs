@@ -15,7 +15,9 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     }
     let last = match &s.last_run {
         None => "never".to_string(),
-        Some(r) => format!("{} ({})", r.started, r.outcome.as_deref().unwrap_or("running or killed")),
+        Some(r) => {
+            format!("{} ({})", crate::when::local_of(&r.started), r.outcome.as_deref().unwrap_or("running or killed"))
+        }
     };
     let oldest = s.oldest_pending_seconds.map(|x| format!("{x} s")).unwrap_or_else(|| "-".into());
     let rows: [(&str, String); 13] = [

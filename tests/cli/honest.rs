@@ -344,6 +344,9 @@ fn sessions_show_a_summary_and_take_limit_open_and_since() {
     let row = human.lines().find(|l| l.starts_with("new ")).unwrap();
     assert!(row.contains("+05:30"), "{human}");
     assert!(row.ends_with("The user asked about [topic:music]."), "{human}");
+    let status = env.run(&["status"]).ok().stdout;
+    let last = status.lines().find(|l| l.starts_with("last run")).unwrap();
+    assert!(last.contains("+05:30 (ok)"), "{status}");
 }
 
 #[test]
