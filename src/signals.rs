@@ -16,6 +16,14 @@ pub fn reset_sigpipe() {
 /// Printed on stderr at the first Ctrl-C of a pass.
 const FIRST_INTERRUPT: &[u8] = b"\nragger: stopping after the current item; press Ctrl-C again to abort\n";
 
+/// Whether the first Ctrl-C is acknowledged on stderr (not with `-q`).
+static ANNOUNCE: AtomicBool = AtomicBool::new(true);
+
+/// Say (or, for `--quiet`, do not say) what the first Ctrl-C does.
+pub fn announce_interrupt(on: bool) {
+    ANNOUNCE.store(on, Ordering::Relaxed);
+}
+
 /// Flags set by signal handlers.
 #[derive(Clone)]
 pub struct Flags {
@@ -40,7 +48,9 @@ impl Flags {
         // SAFETY: the action only calls write(2), which is async-signal-safe.
         unsafe {
             signal_hook::low_level::register(signal_hook::consts::SIGINT, || {
-                let _ = libc::write(libc::STDERR_FILENO, FIRST_INTERRUPT.as_ptr().cast(), FIRST_INTERRUPT.len());
+                if ANNOUNCE.load(Ordering::Relaxed) {
+                    let _ = libc::write(libc::STDERR_FILENO, FIRST_INTERRUPT.as_ptr().cast(), FIRST_INTERRUPT.len());
+                }
             })?;
         }
         signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&wake))?;

@@ -39,6 +39,7 @@ pub fn run(ctx: &Ctx, args: &HousekeepingArgs) -> Result<Exit> {
         return Ok(Exit::Locked);
     };
     let flags = Flags::install()?;
+    crate::signals::announce_interrupt(!ctx.quiet());
     let mut recovered = crate::pipeline::recover_orphans(&mut store)?;
     let mut summarized = Report::default();
     let mut outcome: Option<PassOutcome> = None;

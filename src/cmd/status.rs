@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         ("pending L4", s.pending_l4.to_string()),
         ("summaries running", s.summaries_running.to_string()),
         ("summaries complete", s.summaries_complete.to_string()),
-        ("failed", s.failed.to_string()),
+        ("failed", if s.failed > 0 { format!("{} (see `ragger failed`)", s.failed) } else { "0".into() }),
         // Rows wait for a vector only while the embedder is on.
         (
             "unembedded",

@@ -22,6 +22,7 @@ pub fn run(ctx: &Ctx, args: &SummarizeArgs) -> Result<Exit> {
         return crate::cmd::summarize_plan::print(ctx, &store, args);
     }
     let flags = Flags::install()?;
+    crate::signals::announce_interrupt(!ctx.quiet());
     if args.once {
         return once(ctx, args, &flags);
     }

@@ -171,6 +171,8 @@ fn failed_lists_reasons_the_closing_message_tells_the_truth_and_retry_folds_in_p
     assert!(items[0]["at"].as_str().unwrap().ends_with('Z'));
     let human = env.run(&["failed"]).ok().stdout;
     assert!(human.contains(&format!("turn {poison_id}")) && human.contains("reason: "), "{human}");
+    let status = env.run(&["status"]).ok().stdout;
+    assert!(status.contains("1 (see `ragger failed`)"), "{status}");
     // The third turn was folded past the failed one.
     assert_eq!(env.show("s")["turns"][2]["state"], "folded");
 
