@@ -168,7 +168,7 @@ pub fn locked_pass(ctx: &Ctx, store: &mut Store, opts: &PassOptions, flags: &Fla
     let bar = progress_bar(ctx, store, sid, vectors)?;
     // The bar's total follows the work still planned, read after each
     // item (a fold that completes a segment adds an L4 fold).
-    let planned = std::cell::Cell::new(0u64);
+    let planned = std::cell::Cell::new(bar.as_ref().and_then(|b| b.length()).unwrap_or(0));
     let mut tick = |_| {
         if let Some(b) = &bar {
             b.inc(1);
@@ -178,8 +178,11 @@ pub fn locked_pass(ctx: &Ctx, store: &mut Store, opts: &PassOptions, flags: &Fla
     };
     // One line per item on stderr with -v when no bar shows progress.
     let log_items = ctx.verbose() > 0 && bar.is_none() && !ctx.json();
-    let conn_path = store.path.clone();
-    let names = rusqlite::Connection::open_with_flags(&conn_path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok();
+    // A second, read-only connection: the pass holds the store's. Only
+    // when something is shown (a cron pass opens nothing more).
+    let names = (bar.is_some() || log_items)
+        .then(|| rusqlite::Connection::open_with_flags(&store.path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok())
+        .flatten();
     let mut on_event = |e: &pipeline::progress::ItemEvent| {
         if bar.is_some() {
             if let Some(c) = &names {
