@@ -494,3 +494,36 @@ fn a_pass_skipped_for_the_lock_says_so_with_verbose() {
     assert!(r.stderr.contains("a summarize pass is running"), "{}", r.stderr);
     drop(held);
 }
+
+/// The demo's session (backups, then bread; tests/cli/segment.rs) with the
+/// real embedder: the default minimum keeps on-topic hits and drops
+/// off-topic queries.
+#[test]
+fn on_the_demo_off_topic_queries_find_nothing_and_on_topic_ones_hit() {
+    let server = FakeServer::fixed("Nothing.");
+    let env = Env::new().real_embedder().with_server(&server);
+    crate::segment::capture_demo(&env);
+    env.run(&["summarize", "--once"]).ok();
+    let best = |q: &str| -> (f64, String) {
+        let hits = search_json(&env, &["--min-score", "0", q]);
+        let h = &hits[0];
+        (h["score"].as_f64().unwrap(), h["content"].as_str().unwrap().to_lowercase())
+    };
+    for (query, word) in [
+        ("nightly backups of my server", "restic"),
+        ("is the backup encrypted", "encrypt"),
+        ("why is my bread dense", "sourdough"),
+        ("oven temperature for baking", "bake"),
+    ] {
+        let (score, content) = best(query);
+        eprintln!("on-topic  {query:40} {score:.3}");
+        assert!(score >= 0.3 && content.contains(word), "{query}: {score} {content}");
+        assert!(!search_json(&env, &[query]).is_empty(), "{query}");
+    }
+    for query in ["quarterly tax filing deadline", "kubernetes pod eviction", "what is the capital of France"] {
+        let (score, _) = best(query);
+        eprintln!("off-topic {query:40} {score:.3}");
+        let r = env.run(&["search", "--json", query]).ok();
+        assert_eq!(r.json(), serde_json::json!([]), "{query}: best {score}");
+    }
+}
