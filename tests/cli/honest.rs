@@ -527,3 +527,30 @@ fn on_the_demo_off_topic_queries_find_nothing_and_on_topic_ones_hit() {
         assert_eq!(r.json(), serde_json::json!([]), "{query}: best {score}");
     }
 }
+
+#[test]
+fn new_listings_show_control_characters_visibly() {
+    let (_server, env) = topic_env();
+    env.capture("s", "hello [topic:a]", "x", &["--project", "p"]).ok();
+    env.run(&["summarize", "--once"]).ok();
+    env.capture("t", "other", "x", &[]).ok();
+    let db = env.sql();
+    db.execute(
+        "UPDATE turns SET l2_state = 'failed', last_error = 'bad \x1b[2J reply\x07' WHERE l2_state = 'pending'",
+        [],
+    )
+    .unwrap();
+    db.execute(
+        "INSERT INTO summaries (level, project, status, content, tokens, model, prompt_version, created_at, updated_at)
+         VALUES (4, 'p', 'running', 'project \x1b]0;pwned\x07 summary', 3, 'm', 1, 0, 0)",
+        [],
+    )
+    .unwrap();
+    db.execute("UPDATE summaries SET content = 'segment \x1b[1A text' WHERE level = 3", []).unwrap();
+    for cmd in [&["failed"][..], &["projects"][..], &["sessions"][..], &["show", "s", "--full"][..]] {
+        let out = env.run(cmd).ok().stdout;
+        let bad: Vec<char> = out.chars().filter(|c| c.is_control() && *c != '\n').collect();
+        assert!(bad.is_empty(), "{cmd:?}: control characters {bad:?} in {out:?}");
+        assert!(out.contains("\\x1b"), "{cmd:?} shows the escape visibly: {out}");
+    }
+}
