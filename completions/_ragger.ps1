@@ -37,8 +37,11 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Summarise pending turns: L2, then L3, then L4')
             [CompletionResult]::new('housekeeping', 'housekeeping', [CompletionResultType]::ParameterValue, 'Cron entry point: recover orphans, summarise, close idle sessions')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Counts of sessions, turns and pending work')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'List failed items (turn summaries the memory model could not write) with their reasons')
+            [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Set failed items back to pending, for the next summarize pass')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List sessions')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: its turns and summaries')
+            [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their project summaries (L4)')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search summaries by meaning and keywords')
             [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
             [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
@@ -128,8 +131,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
-        'ragger;sessions' {
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions of this project')
+        'ragger;failed' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
@@ -142,7 +144,53 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'ragger;retry' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every failed item')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;sessions' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions of this project')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'At most N sessions, the most recent first')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most N sessions, the most recent first')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions with a turn since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--open', '--open', [CompletionResultType]::ParameterName, 'Only open sessions (not yet closed by housekeeping)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'ragger;show' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Show each turn''s texts whole, not cut to one line')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;projects' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
@@ -161,7 +209,8 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only this level (2 turn, 3 session, 4 project)')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only summaries updated since TIME (RFC 3339)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)')
+            [CompletionResult]::new('--min-score', '--min-score', [CompletionResultType]::ParameterName, 'Hide hits scoring below this [default: [search] min_score, 0.3]; 0 shows every candidate')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
@@ -489,8 +538,11 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Summarise pending turns: L2, then L3, then L4')
             [CompletionResult]::new('housekeeping', 'housekeeping', [CompletionResultType]::ParameterValue, 'Cron entry point: recover orphans, summarise, close idle sessions')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Counts of sessions, turns and pending work')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'List failed items (turn summaries the memory model could not write) with their reasons')
+            [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Set failed items back to pending, for the next summarize pass')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List sessions')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: its turns and summaries')
+            [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their project summaries (L4)')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search summaries by meaning and keywords')
             [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
             [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
@@ -521,10 +573,19 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
         'ragger;help;status' {
             break
         }
+        'ragger;help;failed' {
+            break
+        }
+        'ragger;help;retry' {
+            break
+        }
         'ragger;help;sessions' {
             break
         }
         'ragger;help;show' {
+            break
+        }
+        'ragger;help;projects' {
             break
         }
         'ragger;help;search' {

@@ -40,6 +40,9 @@ _ragger() {
             ragger,export)
                 cmd="ragger__subcmd__export"
                 ;;
+            ragger,failed)
+                cmd="ragger__subcmd__failed"
+                ;;
             ragger,forget)
                 cmd="ragger__subcmd__forget"
                 ;;
@@ -61,11 +64,17 @@ _ragger() {
             ragger,mcp)
                 cmd="ragger__subcmd__mcp"
                 ;;
+            ragger,projects)
+                cmd="ragger__subcmd__projects"
+                ;;
             ragger,redact)
                 cmd="ragger__subcmd__redact"
                 ;;
             ragger,reembed)
                 cmd="ragger__subcmd__reembed"
+                ;;
+            ragger,retry)
+                cmd="ragger__subcmd__retry"
                 ;;
             ragger,search)
                 cmd="ragger__subcmd__search"
@@ -130,6 +139,9 @@ _ragger() {
             ragger__subcmd__help,export)
                 cmd="ragger__subcmd__help__subcmd__export"
                 ;;
+            ragger__subcmd__help,failed)
+                cmd="ragger__subcmd__help__subcmd__failed"
+                ;;
             ragger__subcmd__help,forget)
                 cmd="ragger__subcmd__help__subcmd__forget"
                 ;;
@@ -151,11 +163,17 @@ _ragger() {
             ragger__subcmd__help,mcp)
                 cmd="ragger__subcmd__help__subcmd__mcp"
                 ;;
+            ragger__subcmd__help,projects)
+                cmd="ragger__subcmd__help__subcmd__projects"
+                ;;
             ragger__subcmd__help,redact)
                 cmd="ragger__subcmd__help__subcmd__redact"
                 ;;
             ragger__subcmd__help,reembed)
                 cmd="ragger__subcmd__help__subcmd__reembed"
+                ;;
+            ragger__subcmd__help,retry)
+                cmd="ragger__subcmd__help__subcmd__retry"
                 ;;
             ragger__subcmd__help,search)
                 cmd="ragger__subcmd__help__subcmd__search"
@@ -212,7 +230,7 @@ _ragger() {
 
     case "${cmd}" in
         ragger)
-            opts="-q -v -h -V --config --db --quiet --verbose --json --color --help --version capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help"
+            opts="-q -v -h -V --config --db --quiet --verbose --json --color --help --version capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -665,6 +683,32 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__failed)
+            opts="-q -v -h --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__forget)
             opts="-q -v -h --session --project --turn --before --match --dry-run --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -712,7 +756,7 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__help)
-            opts="capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help"
+            opts="capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -879,6 +923,20 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__help__subcmd__failed)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1005,6 +1063,20 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__help__subcmd__projects)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__help__subcmd__redact)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1020,6 +1092,20 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__help__subcmd__reembed)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__help__subcmd__retry)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1349,6 +1435,32 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__projects)
+            opts="-q -v -h --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__redact)
             opts="-q -v -h --dry-run --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1401,8 +1513,34 @@ _ragger() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ragger__subcmd__retry)
+            opts="-q -v -h --all --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ragger__subcmd__search)
-            opts="-n -q -v -h --limit --level --session --project --since --config --db --quiet --verbose --json --color --help"
+            opts="-n -q -v -h --limit --level --session --project --since --min-score --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1432,6 +1570,10 @@ _ragger() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --min-score)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1452,13 +1594,25 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__sessions)
-            opts="-q -v -h --project --config --db --quiet --verbose --json --color --help"
+            opts="-n -q -v -h --project --limit --open --since --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1482,7 +1636,7 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__show)
-            opts="-q -v -h --config --db --quiet --verbose --json --color --help"
+            opts="-q -v -h --full --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -34,8 +34,11 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand summarize 'Summarise pending turns: L2, then L3, then L4'
             cand housekeeping 'Cron entry point: recover orphans, summarise, close idle sessions'
             cand status 'Counts of sessions, turns and pending work'
+            cand failed 'List failed items (turn summaries the memory model could not write) with their reasons'
+            cand retry 'Set failed items back to pending, for the next summarize pass'
             cand sessions 'List sessions'
             cand show 'Show one session: its turns and summaries'
+            cand projects 'List projects with their project summaries (L4)'
             cand search 'Search summaries by meaning and keywords'
             cand embed 'Print embeddings of texts as JSON Lines'
             cand reembed 'Recompute vectors made by another embedding model'
@@ -120,8 +123,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
-        &'ragger;sessions'= {
-            cand --project 'Only sessions of this project'
+        &'ragger;failed'= {
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to use colour'
@@ -133,7 +135,50 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'ragger;retry'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --all 'Every failed item'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;sessions'= {
+            cand --project 'Only sessions of this project'
+            cand -n 'At most N sessions, the most recent first'
+            cand --limit 'At most N sessions, the most recent first'
+            cand --since 'Only sessions with a turn since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --open 'Only open sessions (not yet closed by housekeeping)'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'ragger;show'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --full 'Show each turn''s texts whole, not cut to one line'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;projects'= {
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to use colour'
@@ -151,7 +196,8 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --level 'Only this level (2 turn, 3 session, 4 project)'
             cand --session 'Only this session'
             cand --project 'Only this project'
-            cand --since 'Only summaries updated since TIME (RFC 3339)'
+            cand --since 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)'
+            cand --min-score 'Hide hits scoring below this [default: [search] min_score, 0.3]; 0 shows every candidate'
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to use colour'
@@ -450,8 +496,11 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand summarize 'Summarise pending turns: L2, then L3, then L4'
             cand housekeeping 'Cron entry point: recover orphans, summarise, close idle sessions'
             cand status 'Counts of sessions, turns and pending work'
+            cand failed 'List failed items (turn summaries the memory model could not write) with their reasons'
+            cand retry 'Set failed items back to pending, for the next summarize pass'
             cand sessions 'List sessions'
             cand show 'Show one session: its turns and summaries'
+            cand projects 'List projects with their project summaries (L4)'
             cand search 'Search summaries by meaning and keywords'
             cand embed 'Print embeddings of texts as JSON Lines'
             cand reembed 'Recompute vectors made by another embedding model'
@@ -477,9 +526,15 @@ set edit:completion:arg-completer[ragger] = {|@words|
         }
         &'ragger;help;status'= {
         }
+        &'ragger;help;failed'= {
+        }
+        &'ragger;help;retry'= {
+        }
         &'ragger;help;sessions'= {
         }
         &'ragger;help;show'= {
+        }
+        &'ragger;help;projects'= {
         }
         &'ragger;help;search'= {
         }

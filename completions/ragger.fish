@@ -38,8 +38,11 @@ complete -c ragger -n "__fish_ragger_needs_command" -f -a "capture" -d 'Store on
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "status" -d 'Counts of sessions, turns and pending work'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "failed" -d 'List failed items (turn summaries the memory model could not write) with their reasons'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "retry" -d 'Set failed items back to pending, for the next summarize pass'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "sessions" -d 'List sessions'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "show" -d 'Show one session: its turns and summaries'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "projects" -d 'List projects with their project summaries (L4)'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "search" -d 'Search summaries by meaning and keywords'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
@@ -111,12 +114,34 @@ complete -c ragger -n "__fish_ragger_using_subcommand status" -s q -l quiet -d '
 complete -c ragger -n "__fish_ragger_using_subcommand status" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand status" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand status" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand failed" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand failed" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand failed" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand failed" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand failed" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand failed" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand failed" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -l all -d 'Every failed item'
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l project -d 'Only sessions of this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s n -l limit -d 'At most N sessions, the most recent first' -r
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l since -d 'Only sessions with a turn since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l open -d 'Only open sessions (not yet closed by housekeeping)'
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s q -l quiet -d 'Print nothing but errors'
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l json -d 'Machine-readable JSON on stdout'
@@ -126,15 +151,26 @@ complete -c ragger -n "__fish_ragger_using_subcommand show" -l db -d 'Database f
 complete -c ragger -n "__fish_ragger_using_subcommand show" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand show" -l full -d 'Show each turn\'s texts whole, not cut to one line'
 complete -c ragger -n "__fish_ragger_using_subcommand show" -s q -l quiet -d 'Print nothing but errors'
 complete -c ragger -n "__fish_ragger_using_subcommand show" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand show" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand show" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand projects" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand projects" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand projects" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand projects" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand projects" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand projects" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand projects" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand search" -s n -l limit -d 'Number of results' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l level -d 'Only this level (2 turn, 3 session, 4 project)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l session -d 'Only this session' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l project -d 'Only this project' -r
-complete -c ragger -n "__fish_ragger_using_subcommand search" -l since -d 'Only summaries updated since TIME (RFC 3339)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l since -d 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l min-score -d 'Hide hits scoring below this [default: [search] min_score, 0.3]; 0 shows every candidate' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l color -d 'When to use colour' -r -f -a "auto\t''
@@ -351,28 +387,31 @@ complete -c ragger -n "__fish_ragger_using_subcommand man" -s q -l quiet -d 'Pri
 complete -c ragger -n "__fish_ragger_using_subcommand man" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand man" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand man" -s h -l help -d 'Print help'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "capture" -d 'Store one conversation turn (or JSON Lines from stdin)'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "status" -d 'Counts of sessions, turns and pending work'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "sessions" -d 'List sessions'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "show" -d 'Show one session: its turns and summaries'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "search" -d 'Search summaries by meaning and keywords'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "import" -d 'Import agents\' transcript files (Claude Code, Codex) or JSON Lines'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "hook" -d 'Agent hook entry points: capture each turn, give memory back'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "context" -d 'Print the memory block for the start of a session'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "mcp" -d 'Model Context Protocol server on stdio (search, show_session, recent, context)'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "forget" -d 'Remove turns and everything derived from them, leaving no trace in the file'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "redact" -d 'Apply the current redaction rules to turns and summaries already stored'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "export" -d 'Write turns and summaries out as Markdown or JSON Lines'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "doctor" -d 'Check the database, models and runtime'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "config" -d 'Print or inspect the configuration'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "completions" -d 'Print shell completions to stdout'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status sessions show search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "capture" -d 'Store one conversation turn (or JSON Lines from stdin)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "summarize" -d 'Summarise pending turns: L2, then L3, then L4'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "housekeeping" -d 'Cron entry point: recover orphans, summarise, close idle sessions'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "status" -d 'Counts of sessions, turns and pending work'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "failed" -d 'List failed items (turn summaries the memory model could not write) with their reasons'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "retry" -d 'Set failed items back to pending, for the next summarize pass'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "sessions" -d 'List sessions'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "show" -d 'Show one session: its turns and summaries'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "projects" -d 'List projects with their project summaries (L4)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "search" -d 'Search summaries by meaning and keywords'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "import" -d 'Import agents\' transcript files (Claude Code, Codex) or JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "hook" -d 'Agent hook entry points: capture each turn, give memory back'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "context" -d 'Print the memory block for the start of a session'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "mcp" -d 'Model Context Protocol server on stdio (search, show_session, recent, context)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "check" -d 'Verify the database invariants; exit 1 naming any violation'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "forget" -d 'Remove turns and everything derived from them, leaving no trace in the file'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "redact" -d 'Apply the current redaction rules to turns and summaries already stored'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "export" -d 'Write turns and summaries out as Markdown or JSON Lines'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "doctor" -d 'Check the database, models and runtime'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "config" -d 'Print or inspect the configuration'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "claude-code" -d 'Claude Code command hook: reads the hook\'s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session\'s transcript (only what is new); SessionStart prints the memory block as additional context'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "codex" -d 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "default" -d 'Print a commented example config with the defaults'

@@ -86,15 +86,59 @@ impl Door {
 
     /// Admit one turn; `cwd` is the folder it was said in, when known (an
     /// agent's working folder), for `.ragger-ignore`.
-    pub fn admit(&self, mut input: TurnInput, cwd: Option<&std::path::Path>, now: i64) -> Result<Admitted, String> {
+    pub fn admit(&self, input: TurnInput, cwd: Option<&std::path::Path>, now: i64) -> Result<Admitted, String> {
+        self.admit_as(input, cwd, now, false)
+    }
+
+    /// Admit one JSON line (`capture --stdin`, `import jsonl`): a turn
+    /// without an `id` gets [`derived_key`], so reading the same lines
+    /// again stores each turn once.
+    pub fn admit_line(&self, input: TurnInput, cwd: Option<&std::path::Path>, now: i64) -> Result<Admitted, String> {
+        self.admit_as(input, cwd, now, true)
+    }
+
+    fn admit_as(
+        &self,
+        mut input: TurnInput,
+        cwd: Option<&std::path::Path>,
+        now: i64,
+        derive_key: bool,
+    ) -> Result<Admitted, String> {
         if self.exclusions.project(input.project.as_deref()) || cwd.and_then(crate::exclude::ignore_file).is_some() {
             return Ok(Admitted::Excluded);
         }
         let n = crate::redact::redact_turn(&self.redactor, &mut input);
+        if derive_key && input.id.as_deref().is_none_or(str::is_empty) {
+            // After redaction: the key is a hash of what is stored, so no
+            // secret is hashed and a line redacted alike gets the same key.
+            input.id = Some(derived_key(&input));
+        }
         let mut turn = validate(input, self.max_field_bytes, now)?;
         turn.redactions = n as i64;
         Ok(Admitted::Turn(turn))
     }
+}
+
+/// The idempotency key of a JSON line without `id`: `h:` and the first 16
+/// bytes (hex) of SHA-256 over the session, the time as given (an RFC 3339
+/// time by its instant, so `Z` and `+00:00` agree; absent stays absent)
+/// and the two texts. A line sent again, even among fixed or new lines,
+/// is a duplicate; two identical turns of one session at the same time
+/// are one turn.
+pub fn derived_key(input: &TurnInput) -> String {
+    use sha2::{Digest, Sha256};
+    let at = match input.at.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) => parse_time(s).map(|ms| ms.to_string()).unwrap_or_else(|_| s.to_string()),
+        None => String::new(),
+    };
+    let mut h = Sha256::new();
+    for part in [input.session.trim(), &at, &input.user, &input.assistant] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest = h.finalize();
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("h:{hex}")
 }
 
 pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Turn, String> {
@@ -244,6 +288,24 @@ mod tests {
     #[test]
     fn parse_line_refuses_an_array_that_serde_would_fill_by_position() {
         assert!(parse_line(br#" ["s", null, "u", "a", null, null]"#).unwrap_err().contains("not an array"));
+    }
+
+    #[test]
+    fn derived_keys_follow_session_time_and_texts() {
+        let a = TurnInput { at: Some("2026-01-01T00:00:00Z".into()), ..input("u", "a") };
+        let same_instant = TurnInput { at: Some("2026-01-01T01:00:00+01:00".into()), ..a.clone() };
+        assert_eq!(derived_key(&a), derived_key(&same_instant));
+        assert!(derived_key(&a).starts_with("h:") && derived_key(&a).len() == 34);
+        for other in [
+            TurnInput { session: "t".into(), ..a.clone() },
+            TurnInput { at: None, ..a.clone() },
+            TurnInput { user: "u2".into(), ..a.clone() },
+            TurnInput { assistant: "a2".into(), ..a.clone() },
+            // Field boundaries count: "ua" + "" is not "u" + "a".
+            TurnInput { user: "ua".into(), assistant: "".into(), ..a.clone() },
+        ] {
+            assert_ne!(derived_key(&a), derived_key(&other), "{other:?}");
+        }
     }
 
     #[test]

@@ -62,10 +62,16 @@ pub enum Command {
     Housekeeping(HousekeepingArgs),
     /// Counts of sessions, turns and pending work
     Status,
+    /// List failed items (turn summaries the memory model could not write) with their reasons
+    Failed,
+    /// Set failed items back to pending, for the next summarize pass
+    Retry(RetryArgs),
     /// List sessions
     Sessions(SessionsArgs),
     /// Show one session: its turns and summaries
     Show(ShowArgs),
+    /// List projects with their project summaries (L4)
+    Projects,
     /// Search summaries by meaning and keywords
     Search(SearchArgs),
     /// Print embeddings of texts as JSON Lines
@@ -168,17 +174,44 @@ pub struct HousekeepingArgs {
     pub dry_run: bool,
 }
 
+/// A turn whose summary failed is passed over by the session's fold; to
+/// fold it in its place, the session's summaries from there on are removed
+/// and folded again by the next pass.
+#[derive(Args, Debug, Default)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["all", "ids"])))]
+pub struct RetryArgs {
+    /// Every failed item
+    #[arg(long)]
+    pub all: bool,
+    /// Turn ids, as `ragger failed` lists them
+    #[arg(value_name = "ID")]
+    pub ids: Vec<i64>,
+}
+
 #[derive(Args, Debug, Default)]
 pub struct SessionsArgs {
     /// Only sessions of this project
     #[arg(long)]
     pub project: Option<String>,
+    /// At most N sessions, the most recent first
+    #[arg(long, short = 'n', value_name = "N")]
+    pub limit: Option<usize>,
+    /// Only open sessions (not yet closed by housekeeping)
+    #[arg(long)]
+    pub open: bool,
+    /// Only sessions with a turn since TIME: a date (2026-03-01), an RFC
+    /// 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
 }
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
     /// Session id
     pub session: String,
+    /// Show each turn's texts whole, not cut to one line
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Args, Debug)]
@@ -198,9 +231,13 @@ pub struct SearchArgs {
     /// Only this project
     #[arg(long)]
     pub project: Option<String>,
-    /// Only summaries updated since TIME (RFC 3339)
+    /// Only summaries updated since TIME: a date (2026-03-01), an RFC 3339
+    /// time, today, yesterday, or an age (3d, 12h, 90m, 2w)
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
+    /// Hide hits scoring below this [default: [search] min_score, 0.3]; 0 shows every candidate
+    #[arg(long, value_name = "SCORE", value_parser = score)]
+    pub min_score: Option<f64>,
 }
 
 #[derive(Args, Debug)]
@@ -369,6 +406,14 @@ pub struct ManArgs {
     /// Output folder
     #[arg(long)]
     pub dir: PathBuf,
+}
+
+/// A score from 0 to 1.
+fn score(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err("expected a score from 0 to 1".into()),
+    }
 }
 
 /// The longest duration a flag takes: about 31 years.

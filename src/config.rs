@@ -229,13 +229,21 @@ pub struct Import {
 pub struct Search {
     pub vector_weight: f64,
     pub keyword_weight: f64,
+    /// Hits scoring below this are not shown; a query with none left
+    /// answers "no match".
+    pub min_score: f64,
 }
 
 impl Default for Search {
     fn default() -> Self {
-        Search { vector_weight: 0.7, keyword_weight: 0.3 }
+        Search { vector_weight: 0.7, keyword_weight: 0.3, min_score: DEFAULT_MIN_SCORE }
     }
 }
+
+/// Between on-topic (0.35 and up) and off-topic (0.27 at most) best
+/// scores measured on the demo session and the search fixture with the
+/// real embedder: see README, "Search scores".
+pub const DEFAULT_MIN_SCORE: f64 = 0.3;
 
 /// Where a config layer came from, for `ragger config path`.
 #[derive(Clone, Debug, Serialize)]

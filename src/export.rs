@@ -75,14 +75,18 @@ pub fn jsonl(conn: &Connection, f: &Filter, out: &mut dyn Write) -> Result<u64> 
     let mut n = 0;
     for s in sessions(conn, f)? {
         for (_, at, key, user, assistant) in turns(conn, s.id, f.since)? {
-            let line = TurnInput {
+            let mut line = TurnInput {
                 session: s.external.clone(),
                 project: s.project.clone(),
                 user,
                 assistant,
                 at: Some(time_ms(at)),
-                id: key,
+                id: None,
             };
+            // A key the line itself implies (derived when a line without
+            // `id` was read) is left out: reading the line back derives it
+            // again, and the export stays what was captured.
+            line.id = key.filter(|k| *k != crate::capture::derived_key(&line));
             serde_json::to_writer(&mut *out, &line)?;
             out.write_all(b"\n")?;
             n += 1;

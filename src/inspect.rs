@@ -11,30 +11,101 @@ pub struct SessionRow {
     pub session: String,
     pub project: Option<String>,
     pub turns: i64,
+    /// First and last turn times, RFC 3339 UTC.
     pub first: String,
     pub last: String,
     pub open: bool,
     pub running_summary: bool,
+    /// What the session is about: its latest L3 summary, else its latest
+    /// turn summary, else its first user message (None: nothing yet).
+    pub summary: Option<String>,
+    /// Last turn time, ms (human output shows it in local time).
+    #[serde(skip)]
+    pub last_ms: i64,
+    #[serde(skip)]
+    pub first_ms: i64,
 }
 
-pub fn sessions(conn: &Connection, project: Option<&str>) -> Result<Vec<SessionRow>> {
+/// Which sessions `sessions` lists.
+#[derive(Debug, Default, Clone)]
+pub struct SessionFilter<'a> {
+    pub project: Option<&'a str>,
+    /// Only sessions not closed by housekeeping.
+    pub open: bool,
+    /// Only sessions with a turn at or after this time (ms).
+    pub since: Option<i64>,
+    /// At most this many, most recent first.
+    pub limit: Option<usize>,
+}
+
+pub fn sessions(conn: &Connection, f: &SessionFilter<'_>) -> Result<Vec<SessionRow>> {
     let mut stmt = conn.prepare(
         "SELECT s.external_id, s.project,
                 (SELECT count(*) FROM turns t WHERE t.session_id = s.id),
                 s.first_at, s.last_at, s.closed_at IS NULL,
-                EXISTS (SELECT 1 FROM summaries m WHERE m.session_id = s.id AND m.level = 3 AND m.status = 'running')
-         FROM sessions s WHERE ?1 IS NULL OR s.project = ?1 ORDER BY s.last_at DESC, s.id DESC",
+                EXISTS (SELECT 1 FROM summaries m WHERE m.session_id = s.id AND m.level = 3 AND m.status = 'running'),
+                coalesce(
+                    (SELECT m.content FROM summaries m WHERE m.session_id = s.id AND m.level = 3 ORDER BY m.id DESC LIMIT 1),
+                    (SELECT t.l2 FROM turns t WHERE t.session_id = s.id AND t.l2 IS NOT NULL ORDER BY t.at DESC, t.id DESC LIMIT 1),
+                    (SELECT t.user_text FROM turns t WHERE t.session_id = s.id ORDER BY t.at, t.id LIMIT 1))
+         FROM sessions s
+         WHERE (?1 IS NULL OR s.project = ?1) AND (NOT ?2 OR s.closed_at IS NULL) AND (?3 IS NULL OR s.last_at >= ?3)
+         ORDER BY s.last_at DESC, s.id DESC LIMIT ?4",
     )?;
+    let limit = f.limit.map_or(-1, |l| l as i64);
     let rows = stmt
-        .query_map([project], |r| {
+        .query_map(params![f.project, f.open, f.since, limit], |r| {
             Ok(SessionRow {
                 session: r.get(0)?,
                 project: r.get(1)?,
                 turns: r.get(2)?,
                 first: fmt_time(r.get(3)?),
                 last: fmt_time(r.get(4)?),
+                first_ms: r.get(3)?,
+                last_ms: r.get(4)?,
                 open: r.get(5)?,
                 running_summary: r.get(6)?,
+                summary: r.get(7)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// One project for `ragger projects`.
+#[derive(Debug, Serialize)]
+pub struct ProjectRow {
+    pub project: String,
+    pub sessions: i64,
+    pub turns: i64,
+    /// Last turn time, RFC 3339 UTC in JSON.
+    #[serde(serialize_with = "crate::when::serialize_utc")]
+    pub last: i64,
+    /// The project summary (L4): the running one, else the latest.
+    pub summary: Option<String>,
+    /// running | complete (None without an L4 yet).
+    pub summary_status: Option<String>,
+}
+
+pub fn projects(conn: &Connection) -> Result<Vec<ProjectRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT s.project, count(*), sum((SELECT count(*) FROM turns t WHERE t.session_id = s.id)), max(s.last_at),
+                (SELECT m.content FROM summaries m WHERE m.level = 4 AND m.project = s.project
+                  ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1),
+                (SELECT m.status FROM summaries m WHERE m.level = 4 AND m.project = s.project
+                  ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1)
+         FROM sessions s WHERE s.project IS NOT NULL
+         GROUP BY s.project ORDER BY max(s.last_at) DESC, s.project",
+    )?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(ProjectRow {
+                project: r.get(0)?,
+                sessions: r.get(1)?,
+                turns: r.get(2)?,
+                last: r.get(3)?,
+                summary: r.get(4)?,
+                summary_status: r.get(5)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -44,7 +115,11 @@ pub fn sessions(conn: &Connection, project: Option<&str>) -> Result<Vec<SessionR
 #[derive(Debug, Serialize)]
 pub struct TurnView {
     pub id: i64,
+    /// Its place in the session: 1, 2, 3… (event order).
+    pub n: i64,
     pub at: String,
+    #[serde(skip)]
+    pub at_ms: i64,
     pub user: String,
     pub assistant: String,
     pub l2: Option<String>,
@@ -107,7 +182,9 @@ pub fn show(conn: &Connection, external_id: &str) -> Result<Option<SessionView>>
             };
             Ok(TurnView {
                 id: r.get(0)?,
+                n: 0,
                 at: fmt_time(r.get(1)?),
+                at_ms: r.get(1)?,
                 user: r.get(2)?,
                 assistant: r.get(3)?,
                 l2: r.get(4)?,
@@ -116,6 +193,10 @@ pub fn show(conn: &Connection, external_id: &str) -> Result<Option<SessionView>>
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut turns = turns;
+    for (i, t) in turns.iter_mut().enumerate() {
+        t.n = i as i64 + 1;
+    }
     // The session's L3 rows, then the L4 rows its L3s were folded into.
     let mut stmt = conn.prepare(
         "SELECT id, level, status, first_turn_id, last_turn_id, first_l3_id, last_l3_id, content,
@@ -143,4 +224,29 @@ pub fn show(conn: &Connection, external_id: &str) -> Result<Option<SessionView>>
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(Some(SessionView { session: external_id.to_string(), project, open, turns, summaries }))
+}
+
+/// What a pass item was about, for `-v` lines: `session S, turn N`,
+/// `session S`, `project P, L3 N` (ids shown with control characters
+/// made visible).
+pub fn item_label(conn: &Connection, subject: crate::pipeline::progress::Subject) -> String {
+    use crate::display::line;
+    use crate::pipeline::progress::Subject;
+    let q = |sql: &str, id: i64| -> Option<String> {
+        conn.query_row(sql, [id], |r| r.get::<_, Option<String>>(0)).optional().ok().flatten().flatten()
+    };
+    match subject {
+        Subject::Turn(id) => {
+            let s = q("SELECT s.external_id FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1", id);
+            format!("session {}, turn {id}", line(s.as_deref().unwrap_or("?")))
+        }
+        Subject::Session(id) => {
+            let s = q("SELECT external_id FROM sessions WHERE id = ?1", id);
+            format!("session {}", line(s.as_deref().unwrap_or("?")))
+        }
+        Subject::Summary(id) => {
+            let p = q("SELECT project FROM summaries WHERE id = ?1", id);
+            format!("project {}, L3 {id}", line(p.as_deref().unwrap_or("?")))
+        }
+    }
 }

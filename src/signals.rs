@@ -13,6 +13,17 @@ pub fn reset_sigpipe() {
     }
 }
 
+/// Printed on stderr at the first Ctrl-C of a pass.
+const FIRST_INTERRUPT: &[u8] = b"\nragger: stopping after the current item; press Ctrl-C again to abort\n";
+
+/// Whether the first Ctrl-C is acknowledged on stderr (not with `-q`).
+static ANNOUNCE: AtomicBool = AtomicBool::new(true);
+
+/// Say (or, for `--quiet`, do not say) what the first Ctrl-C does.
+pub fn announce_interrupt(on: bool) {
+    ANNOUNCE.store(on, Ordering::Relaxed);
+}
+
 /// Flags set by signal handlers.
 #[derive(Clone)]
 pub struct Flags {
@@ -30,6 +41,17 @@ impl Flags {
         for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))?;
             signal_hook::flag::register(sig, Arc::clone(&stop))?;
+        }
+        // Say at once what the first Ctrl-C does: the item in flight may
+        // take a while (a model call). Actions run in registration order,
+        // so a second Ctrl-C has already exited above and never gets here.
+        // SAFETY: the action only calls write(2), which is async-signal-safe.
+        unsafe {
+            signal_hook::low_level::register(signal_hook::consts::SIGINT, || {
+                if ANNOUNCE.load(Ordering::Relaxed) {
+                    let _ = libc::write(libc::STDERR_FILENO, FIRST_INTERRUPT.as_ptr().cast(), FIRST_INTERRUPT.len());
+                }
+            })?;
         }
         signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&wake))?;
         Ok(Flags { stop, wake })

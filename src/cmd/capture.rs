@@ -60,7 +60,7 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match parse_line(line).and_then(|i| prepare(i, &door, now, &mut counts)) {
+            match parse_line(line).and_then(|i| prepare(i, &door, now, &mut counts, true)) {
                 Ok(None) => {}
                 Ok(Some(t)) => {
                     if args.summarize && !sessions_touched.contains(&t.session) {
@@ -87,7 +87,7 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             at: args.at.clone(),
             id: args.id.clone(),
         };
-        let turn = prepare(input, &door, now, &mut counts)
+        let turn = prepare(input, &door, now, &mut counts, false)
             .map_err(|why| fail(Exit::Failed, format!("capture refused: {why}")))?;
         if let Some(turn) = turn {
             sessions_touched.push(turn.session.clone());
@@ -162,8 +162,11 @@ fn skip_line(reader: &mut impl BufRead) -> std::io::Result<()> {
 }
 
 /// One turn through the capture door; `Ok(None)`: excluded.
-fn prepare(input: TurnInput, door: &Door, now: i64, counts: &mut Counts) -> Result<Option<Turn>, String> {
-    match door.admit(input, None, now)? {
+/// A turn through the door; `line`: from a JSON line (a turn without `id`
+/// gets a derived key, see `capture::derived_key`).
+fn prepare(input: TurnInput, door: &Door, now: i64, counts: &mut Counts, line: bool) -> Result<Option<Turn>, String> {
+    let admitted = if line { door.admit_line(input, None, now)? } else { door.admit(input, None, now)? };
+    match admitted {
         Admitted::Excluded => {
             counts.excluded += 1;
             Ok(None)

@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> Result<Exit> {
             return print_json(&serde_json::json!({"dry_run": true, "turns": doomed})).map(|_| Exit::Ok);
         }
         for t in &doomed {
-            println!("turn {}\t{}\t{}\t{}", t.id, t.session, t.at, t.preview);
+            println!("turn {}\t{}\t{}\t{}", t.id, t.session, crate::when::local_of(&t.at), t.preview);
         }
         println!("would forget {} turns", doomed.len());
         return Ok(Exit::Ok);

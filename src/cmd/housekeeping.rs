@@ -39,6 +39,7 @@ pub fn run(ctx: &Ctx, args: &HousekeepingArgs) -> Result<Exit> {
         return Ok(Exit::Locked);
     };
     let flags = Flags::install()?;
+    crate::signals::announce_interrupt(!ctx.quiet());
     let mut recovered = crate::pipeline::recover_orphans(&mut store)?;
     let mut summarized = Report::default();
     let mut outcome: Option<PassOutcome> = None;
@@ -91,6 +92,7 @@ fn add(a: &mut Report, b: &Report) {
     a.topic_shifts += b.topic_shifts;
     a.l4_folds += b.l4_folds;
     a.failed += b.failed;
+    a.gave_up += b.gave_up;
     a.remaining = b.remaining;
     a.seconds += b.seconds;
     a.embedded += b.embedded;

@@ -1,5 +1,6 @@
 //! `ragger man --dir DIR` (hidden): one man page per subcommand, from the
-//! clap definitions, with EXIT STATUS, ENVIRONMENT and FILES sections.
+//! clap definitions, with EXAMPLES and formats (`man_text`), EXIT STATUS,
+//! ENVIRONMENT and FILES sections.
 
 use std::path::Path;
 
@@ -73,6 +74,10 @@ fn write_page(dir: &Path, cmd: &clap::Command) -> Result<()> {
         man.render_subcommands_section(&mut buf)?;
     }
     let mut roff = clap_mangen::roff::Roff::new();
+    for (title, body) in super::man_text::sections(&name) {
+        roff.control("SH", [*title]);
+        super::man_text::render(&mut roff, body);
+    }
     roff.control("SH", ["EXIT STATUS"]);
     for line in crate::exit::EXIT_STATUS_HELP.lines().skip(1) {
         let line = line.trim();

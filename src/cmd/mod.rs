@@ -9,14 +9,18 @@ pub mod context;
 pub mod doctor;
 pub mod embed;
 pub mod export;
+pub mod failed;
 pub mod forget;
 pub mod hook;
 pub mod housekeeping;
 pub mod import;
 pub mod man;
+pub mod man_text;
 pub mod mcp;
+pub mod projects;
 pub mod redact;
 pub mod reembed;
+pub mod retry;
 pub mod search;
 pub mod sessions;
 pub mod show;
@@ -146,8 +150,11 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Summarize(a) => summarize::run(&ctx, &a),
         Command::Housekeeping(a) => housekeeping::run(&ctx, &a),
         Command::Status => status::run(&ctx),
+        Command::Failed => failed::run(&ctx),
+        Command::Retry(a) => retry::run(&ctx, &a),
         Command::Sessions(a) => sessions::run(&ctx, &a),
         Command::Show(a) => show::run(&ctx, &a),
+        Command::Projects => projects::run(&ctx),
         Command::Search(a) => search::run(&ctx, &a),
         Command::Embed(a) => embed::run(&ctx, &a),
         Command::Reembed(a) => reembed::run(&ctx, &a),

@@ -13,17 +13,28 @@ use crate::display;
 use crate::embed::{index, Embedder};
 use crate::exit::{fail, Exit};
 use crate::search::{self, Filters, Hit, QueryVector, Weights};
-use crate::store::{fmt_time, parse_time};
 
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
     let text = args.query.join(" ");
+    if crate::search::fts_query(&text).is_none() {
+        return Err(fail(
+            Exit::Usage,
+            format!("nothing to search for in {text:?}: give a word or two (ragger search QUERY)"),
+        ));
+    }
     let since = match &args.since {
-        Some(s) => Some(parse_time(s).map_err(|e| fail(Exit::Usage, e))?),
+        Some(s) => Some(
+            crate::when::parse_since(s, chrono::Local::now())
+                .map_err(|e| fail(Exit::Usage, format!("--since: {e}")))?,
+        ),
         None => None,
     };
     let filters = Filters { level: args.level, session: args.session.clone(), project: args.project.clone(), since };
     let store = ctx.open_store()?;
-    let weights = Weights { vector: ctx.config.search.vector_weight, keyword: ctx.config.search.keyword_weight };
+    let mut weights = weights(ctx);
+    if let Some(m) = args.min_score {
+        weights.min_score = m;
+    }
 
     let started = Instant::now();
     let query = query_vector(ctx, &store.conn, &text)?;
@@ -40,6 +51,17 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
             outcome.keyword_time.as_millis()
         );
     }
+    if outcome.hits.is_empty() && !ctx.quiet() {
+        // On stderr: stdout stays a (here empty) list of results.
+        match outcome.best_score {
+            Some(best) => eprintln!(
+                "ragger: no match for {:?} (best score {best:.3}, below [search] min_score {:.2})",
+                display::line(&text),
+                weights.min_score
+            ),
+            None => eprintln!("ragger: no match for {:?}", display::line(&text)),
+        }
+    }
     if ctx.json() {
         print_json(&outcome.hits)?;
     } else {
@@ -50,10 +72,15 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
 
 /// Search as `ragger search` does, for other front ends (`ragger mcp`).
 pub fn find(ctx: &Ctx, conn: &rusqlite::Connection, text: &str, filters: &Filters, limit: usize) -> Result<Vec<Hit>> {
-    let weights = Weights { vector: ctx.config.search.vector_weight, keyword: ctx.config.search.keyword_weight };
+    let weights = weights(ctx);
     let query = query_vector(ctx, conn, text)?;
     let qv = query.as_ref().map(|(v, m)| QueryVector { vector: v, model: m });
     Ok(search::search(conn, text, qv, filters, weights, limit)?.hits)
+}
+
+fn weights(ctx: &Ctx) -> Weights {
+    let s = &ctx.config.search;
+    Weights { vector: s.vector_weight, keyword: s.keyword_weight, min_score: s.min_score }
 }
 
 /// The query's vector and model id, or None for keyword-only search.
@@ -112,7 +139,7 @@ fn render(hits: &[Hit]) -> String {
             h.level,
             sessions[i],
             ranges[i],
-            fmt_time(h.at),
+            crate::when::local(h.at),
         );
         if let Some(p) = &h.project {
             header.push_str("  ");
@@ -159,10 +186,13 @@ mod tests {
             evidence: None,
         };
         let text = render(&[hit(1, "long-session", "1-9"), hit(2, "s", "10-120")]);
+        let t = crate::when::local(0);
         assert_eq!(
             text,
-            "0.500  L3  long-session  1-9     1970-01-01T00:00:00Z\n    line one\n    line two\n\n\
-             0.500  L3  s             10-120  1970-01-01T00:00:00Z\n    line one\n    line two\n"
+            format!(
+                "0.500  L3  long-session  1-9     {t}\n    line one\n    line two\n\n\
+                 0.500  L3  s             10-120  {t}\n    line one\n    line two\n"
+            )
         );
     }
 }

@@ -24,10 +24,21 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
     let project = view.project.as_deref().map(|p| format!(" (project {})", line(p))).unwrap_or_default();
     writeln!(out, "session {}{project}, {}", line(&view.session), if view.open { "open" } else { "closed" })?;
     writeln!(out)?;
+    // Turns are numbered within the session (1, 2, 3…); the row id that
+    // `forget --turn` takes is in `--json`.
     for t in &view.turns {
-        writeln!(out, "turn {}  {}  [{}]", t.id, t.at, t.state)?;
-        writeln!(out, "  user:      {}", line(&one_line(&t.user, 160)))?;
-        writeln!(out, "  assistant: {}", line(&one_line(&t.assistant, 160)))?;
+        writeln!(out, "turn {}  {}  [{}]", t.n, crate::when::local(t.at_ms), t.state)?;
+        if args.full {
+            for (who, body) in [("user", &t.user), ("assistant", &t.assistant)] {
+                writeln!(out, "  {who}:")?;
+                for l in text(body).lines() {
+                    writeln!(out, "    {l}")?;
+                }
+            }
+        } else {
+            writeln!(out, "  user:      {}", line(&one_line(&t.user, 160)))?;
+            writeln!(out, "  assistant: {}", line(&one_line(&t.assistant, 160)))?;
+        }
         if let Some(l2) = &t.l2 {
             let mark = if t.l2_origin.as_deref() == Some("extractive") { " [extractive]" } else { "" };
             writeln!(out, "  L2:        {}{mark}", text(l2))?;

@@ -15,7 +15,9 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     }
     let last = match &s.last_run {
         None => "never".to_string(),
-        Some(r) => format!("{} ({})", r.started, r.outcome.as_deref().unwrap_or("running or killed")),
+        Some(r) => {
+            format!("{} ({})", crate::when::local_of(&r.started), r.outcome.as_deref().unwrap_or("running or killed"))
+        }
     };
     let oldest = s.oldest_pending_seconds.map(|x| format!("{x} s")).unwrap_or_else(|| "-".into());
     let rows: [(&str, String); 13] = [
@@ -27,7 +29,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         ("pending L4", s.pending_l4.to_string()),
         ("summaries running", s.summaries_running.to_string()),
         ("summaries complete", s.summaries_complete.to_string()),
-        ("failed", s.failed.to_string()),
+        ("failed", if s.failed > 0 { format!("{} (see `ragger failed`)", s.failed) } else { "0".into() }),
         // Rows wait for a vector only while the embedder is on.
         (
             "unembedded",

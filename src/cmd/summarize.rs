@@ -22,6 +22,7 @@ pub fn run(ctx: &Ctx, args: &SummarizeArgs) -> Result<Exit> {
         return crate::cmd::summarize_plan::print(ctx, &store, args);
     }
     let flags = Flags::install()?;
+    crate::signals::announce_interrupt(!ctx.quiet());
     if args.once {
         return once(ctx, args, &flags);
     }
@@ -119,16 +120,27 @@ impl PassOutcome {
         match &self.stop {
             Some(Stop::Model(e)) => Err(anyhow::Error::new(e.clone())),
             Some(Stop::Interrupted) => Ok(Exit::Interrupted),
-            None if self.report.failed > 0 => Err(fail(
-                Exit::Failed,
-                format!(
-                    "{} item(s) got a bad reply from the memory model; they are retried next run (see `ragger status`)",
-                    self.report.failed
-                ),
-            )),
+            None if self.report.failed > 0 => Err(fail(Exit::Failed, failed_message(&self.report))),
             None => Ok(Exit::Ok),
         }
     }
+}
+
+/// What became of the items that got a bad reply: retried by the next
+/// pass, or failed for good (listed by `ragger failed`).
+pub fn failed_message(r: &Report) -> String {
+    let again = r.failed.saturating_sub(r.gave_up);
+    let mut parts = Vec::new();
+    if again > 0 {
+        parts.push(format!("{again} will be retried next run"));
+    }
+    if r.gave_up > 0 {
+        parts.push(format!(
+            "{} used their last attempt and will not be retried (see `ragger failed`; `ragger retry --all` tries them again)",
+            r.gave_up
+        ));
+    }
+    format!("{} item(s) got a bad reply from the memory model: {}", r.failed, parts.join("; "))
 }
 
 /// One pass by a process that holds the run lock: recover orphaned claims,
@@ -148,19 +160,47 @@ pub fn locked_pass(ctx: &Ctx, store: &mut Store, opts: &PassOptions, flags: &Fla
                 .map_err(|e| e.to_string())
         });
     }
-    let bar = progress_bar(ctx, store, opts)?;
+    let sid = match &opts.session {
+        Some(s) => pipeline::queue::session_id(&store.conn, s)?,
+        None => None,
+    };
+    let vectors = ctx.config.embedder.enabled;
+    let bar = progress_bar(ctx, store, sid, vectors)?;
+    // The bar's total follows the work still planned, read after each
+    // item (a fold that completes a segment adds an L4 fold).
+    let planned = std::cell::Cell::new(bar.as_ref().and_then(|b| b.length()).unwrap_or(0));
     let mut tick = |_| {
         if let Some(b) = &bar {
-            b.inc(1)
+            b.inc(1);
+            let left = planned.get();
+            b.set_length(b.position() + left);
         }
     };
-    let (mut report, stop) = pipeline::run_pass(store, &mut slot, opts, flags, &mut tick)?;
+    // One line per item on stderr with -v when no bar shows progress.
+    let log_items = ctx.verbose() > 0 && bar.is_none() && !ctx.json();
+    // A second, read-only connection: the pass holds the store's. Only
+    // when something is shown (a cron pass opens nothing more).
+    let names = (bar.is_some() || log_items)
+        .then(|| rusqlite::Connection::open_with_flags(&store.path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok())
+        .flatten();
+    let mut on_event = |e: &pipeline::progress::ItemEvent| {
+        if bar.is_some() {
+            if let Some(c) = &names {
+                planned.set(pipeline::progress::planned(c, sid, vectors).unwrap_or(0));
+            }
+        }
+        if log_items {
+            let what = names.as_ref().map(|c| crate::inspect::item_label(c, e.subject)).unwrap_or_default();
+            eprintln!("ragger: {:?} {what}: {} ({} ms)", e.level, e.outcome, e.ms);
+        }
+    };
+    let (mut report, stop) = pipeline::run_pass(store, &mut slot, opts, flags, &mut tick, &mut on_event)?;
+    let model_loads = slot.loads;
+    drop(slot); // free the memory model before the embedder loads
+    report.embedded = embed_pending(ctx, store, bar.as_ref());
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let model_loads = slot.loads;
-    drop(slot); // free the memory model before the embedder loads
-    report.embedded = embed_pending(ctx, store);
     let outcome = PassOutcome { report, stop, recovered, model_loads };
     let counts = serde_json::to_value(&outcome.report)?;
     crate::runs::finish(store, run_id, outcome.outcome_name(), &counts)?;
@@ -169,12 +209,21 @@ pub fn locked_pass(ctx: &Ctx, store: &mut Store, opts: &PassOptions, flags: &Fla
 
 /// Give every new summary its vector. An unavailable embedder is a warning:
 /// the rows stay unembedded and the next run fills them in.
-pub fn embed_pending(ctx: &Ctx, store: &mut Store) -> u64 {
+pub fn embed_pending(ctx: &Ctx, store: &mut Store, bar: Option<&indicatif::ProgressBar>) -> u64 {
     if !ctx.config.embedder.enabled {
         return 0;
     }
     let mut lazy = LazyEmbedder::new();
-    match crate::embed::index::fill(store, &ctx.embed_options(), &mut lazy, ctx.progress_allowed()) {
+    let opts = ctx.embed_options();
+    let filled = match bar {
+        // The pass's bar already counts these vectors.
+        Some(b) => {
+            b.set_length(b.position() + crate::embed::index::count_unembedded(&store.conn, None).unwrap_or(0) as u64);
+            crate::embed::index::fill_on(store, &opts, &mut lazy, Some(b))
+        }
+        None => crate::embed::index::fill(store, &opts, &mut lazy, ctx.progress_allowed()),
+    };
+    match filled {
         Ok(n) => n as u64,
         Err(e) => {
             ctx.warn(&format!("warning: summaries left unembedded: {e:#}"));
@@ -183,15 +232,13 @@ pub fn embed_pending(ctx: &Ctx, store: &mut Store) -> u64 {
     }
 }
 
-fn progress_bar(ctx: &Ctx, store: &Store, opts: &PassOptions) -> Result<Option<indicatif::ProgressBar>> {
+/// A bar over all the work the pass plans: L2s, folds, L4 folds and
+/// vectors (see `pipeline::progress::planned`).
+fn progress_bar(ctx: &Ctx, store: &Store, sid: Option<i64>, vectors: bool) -> Result<Option<indicatif::ProgressBar>> {
     if !ctx.progress_allowed() {
         return Ok(None);
     }
-    let sid = match &opts.session {
-        Some(s) => pipeline::queue::session_id(&store.conn, s)?,
-        None => None,
-    };
-    let total = pipeline::queue::remaining(&store.conn, sid)?;
+    let total = pipeline::progress::planned(&store.conn, sid, vectors)?;
     if total == 0 {
         return Ok(None);
     }

@@ -110,14 +110,33 @@ pub fn count_unembedded(conn: &Connection, model_id: Option<&str>) -> rusqlite::
 /// Does not look at `[embedder] enabled`: the caller skips the call when
 /// the embedder is disabled.
 pub fn fill(store: &mut Store, opts: &EmbedOptions, slot: &mut LazyEmbedder, progress: bool) -> Result<usize> {
-    run(store, opts, slot, progress, None)
+    run(store, opts, slot, if progress { Bar::Own } else { Bar::None }, None)
+}
+
+/// Like `fill`, counting each vector on `bar` (a summarize pass's bar,
+/// whose total already includes them).
+pub fn fill_on(
+    store: &mut Store,
+    opts: &EmbedOptions,
+    slot: &mut LazyEmbedder,
+    bar: Option<&indicatif::ProgressBar>,
+) -> Result<usize> {
+    run(store, opts, slot, bar.map_or(Bar::None, Bar::Shared), None)
+}
+
+/// Where embedding progress goes.
+enum Bar<'a> {
+    None,
+    /// A bar of its own, for this run's total.
+    Own,
+    Shared(&'a indicatif::ProgressBar),
 }
 
 /// Like `fill`, and also recompute vectors made by a model other than the
 /// current one (`ragger reembed`).
 pub fn reembed(store: &mut Store, opts: &EmbedOptions, slot: &mut LazyEmbedder, progress: bool) -> Result<usize> {
     let model = model_id_for(opts);
-    run(store, opts, slot, progress, model.as_deref())
+    run(store, opts, slot, if progress { Bar::Own } else { Bar::None }, model.as_deref())
 }
 
 struct Row {
@@ -130,7 +149,7 @@ fn run(
     store: &mut Store,
     opts: &EmbedOptions,
     slot: &mut LazyEmbedder,
-    progress: bool,
+    progress: Bar<'_>,
     other_models_of: Option<&str>,
 ) -> Result<usize> {
     let db = store.path.display().to_string();
@@ -139,7 +158,7 @@ fn run(
     if total == 0 {
         return Ok(0);
     }
-    let bar = progress.then(|| {
+    let own = matches!(progress, Bar::Own).then(|| {
         let bar = indicatif::ProgressBar::new(total as u64);
         bar.set_style(
             indicatif::ProgressStyle::with_template("embedding {bar:30} {pos}/{len} ({per_sec}, {eta} left)")
@@ -147,6 +166,10 @@ fn run(
         );
         bar
     });
+    let bar = match progress {
+        Bar::Shared(b) => Some(b),
+        _ => own.as_ref(),
+    };
     let batch = opts.batch_size.max(1);
     let mut written = 0;
     for kind in KINDS {
@@ -172,7 +195,7 @@ fn run(
             }
         }
     }
-    if let Some(b) = bar {
+    if let Some(b) = own {
         b.finish_and_clear();
     }
     Ok(written)

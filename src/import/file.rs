@@ -133,7 +133,7 @@ pub fn import_file(
             d.project = super::project_for(cwd, &opts.projects);
         }
         let cwd = d.cwd.clone().map(std::path::PathBuf::from);
-        match opts.door.admit(to_input(d, opts.max_field_bytes), cwd.as_deref(), now) {
+        match opts.door.admit_line(to_input(d, opts.max_field_bytes), cwd.as_deref(), now) {
             Ok(Admitted::Turn(t)) => {
                 report.redactions += t.redactions as u64;
                 turns.push((line, t))

@@ -210,9 +210,10 @@ struct JsonlParser {
 impl Parser for JsonlParser {
     fn feed(&mut self, line: &Line<'_>) -> Result<(), String> {
         let t = crate::capture::parse_line(line.bytes)?;
-        // Without a key, the line's place in the file is one, so importing
-        // the same file again stores nothing new.
-        let key = t.id.clone().unwrap_or_else(|| format!("line:{}", line.no));
+        // Without an id the door derives the key from the (redacted) turn,
+        // as `capture --stdin` does, so the same line read again, even from
+        // another file or after a fix above it, is stored once.
+        let key = t.id.clone().unwrap_or_default();
         self.done.push(Draft {
             session: t.session,
             project: t.project,
@@ -249,7 +250,7 @@ pub fn to_input(d: Draft, max_field_bytes: usize) -> crate::capture::TurnInput {
         user: fit(&d.user, max_field_bytes),
         assistant: fit(&d.assistant, max_field_bytes),
         at: d.at,
-        id: Some(d.key),
+        id: Some(d.key).filter(|k| !k.is_empty()),
     }
 }
 

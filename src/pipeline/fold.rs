@@ -246,13 +246,18 @@ pub fn l3_step(
             return Ok(Step::Stop(e));
         }
     };
+    let started = std::time::Instant::now();
     let decide_one = |f: &L3Fold| decide(model, opts, &f.input(&f.items()));
     let decisions = super::concurrently(&folds, decide_one);
     let mut stop = None;
     let mut done = 0;
     for (fold, decision) in folds.iter().zip(decisions) {
         match decision {
-            Ok(d) => done += commit_l3(store, opts, fold, d, skip, report)?,
+            Ok(d) => {
+                let before = report.tally();
+                done += commit_l3(store, opts, fold, d, skip, report)?;
+                report.note(super::Level::L3, super::progress::Subject::Session(fold.sid), before, started);
+            }
             Err(e) => {
                 queue::release(store, Table::Turns, &fold.ids, &opts.owner)?;
                 stop.get_or_insert(e);
@@ -631,6 +636,23 @@ pub fn l4_step(
         found
     };
     let Some(item) = item else { return Ok(Step::Idle) };
+    let (started, before, l3_row) = (std::time::Instant::now(), report.tally(), item.id);
+    let step = l4_item(store, slot, opts, skip, report, item)?;
+    if matches!(step, Step::Done(n) if n > 0) {
+        report.note(super::Level::L4, super::progress::Subject::Summary(l3_row), before, started);
+    }
+    Ok(step)
+}
+
+/// The L4 fold of one L3 row.
+fn l4_item(
+    store: &mut Store,
+    slot: &mut ModelSlot<'_>,
+    opts: &PassOptions,
+    skip: &mut Skip,
+    report: &mut Report,
+    item: L4Item,
+) -> Result<Step> {
     if queue::claim(store, Table::Summaries, &[item.id], &opts.owner)?.is_empty() {
         skip.l3_rows.insert(item.id);
         return Ok(Step::Done(0));

@@ -2,7 +2,7 @@
 //! (`[memory_model] parallel`); each result is committed on its own.
 
 use anyhow::Result;
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 use super::queue::{self, L2Item, Skip, Table};
 use super::verdict::is_topic_shift;
@@ -35,11 +35,14 @@ pub fn step(
     if items.is_empty() {
         return Ok(Step::Done(0));
     }
+    let started = std::time::Instant::now();
     let results = super::concurrently(&items, |item| summarize_turn(model, item, opts));
     let model_id = model.model_id();
     let mut stop = None;
     let mut done = 0;
     for (item, result) in items.iter().zip(results) {
+        let before = report.tally();
+        let counted = !matches!(&result, Err(e) if !matches!(e, ModelError::BadReply(_)));
         match result {
             Ok((reply, origin)) => {
                 if commit(store, item.id, &reply, origin, &opts.owner, &model_id)? {
@@ -51,7 +54,9 @@ pub fn step(
                 done += 1;
             }
             Err(ModelError::BadReply(why)) => {
-                count_attempt(store, item, &why, opts)?;
+                if count_attempt(store, item, &why, opts)? {
+                    report.gave_up += 1;
+                }
                 skip.turns.insert(item.id);
                 report.failed += 1;
                 done += 1;
@@ -60,6 +65,9 @@ pub fn step(
                 queue::release(store, Table::Turns, &[item.id], &opts.owner)?;
                 stop.get_or_insert(e);
             }
+        }
+        if counted {
+            report.note(super::Level::L2, super::progress::Subject::Turn(item.id), before, started);
         }
     }
     Ok(match stop {
@@ -127,15 +135,21 @@ fn commit(store: &mut Store, id: i64, reply: &Reply, origin: &str, owner: &str, 
     Ok(n == 1)
 }
 
-fn count_attempt(store: &mut Store, item: &L2Item, why: &str, opts: &PassOptions) -> Result<()> {
+/// Count a failed attempt; true when it was the last one (the turn is now
+/// `failed` and is not retried unless `ragger retry` says so).
+fn count_attempt(store: &mut Store, item: &L2Item, why: &str, opts: &PassOptions) -> Result<bool> {
     let tx = store.write()?;
-    tx.execute(
-        "UPDATE turns SET attempts = attempts + 1, last_error = ?2,
-                l2_state = CASE WHEN attempts + 1 >= ?3 THEN 'failed' ELSE l2_state END,
-                lease_owner = NULL, lease_expires = NULL
-         WHERE id = ?1 AND l2_state = 'pending' AND lease_owner = ?4",
-        params![item.id, why, opts.max_attempts, opts.owner],
-    )?;
+    let gave_up: Option<bool> = tx
+        .query_row(
+            "UPDATE turns SET attempts = attempts + 1, last_error = ?2,
+                    l2_state = CASE WHEN attempts + 1 >= ?3 THEN 'failed' ELSE l2_state END,
+                    lease_owner = NULL, lease_expires = NULL
+             WHERE id = ?1 AND l2_state = 'pending' AND lease_owner = ?4
+             RETURNING l2_state = 'failed'",
+            params![item.id, why, opts.max_attempts, opts.owner],
+            |r| r.get(0),
+        )
+        .optional()?;
     tx.commit()?;
-    Ok(())
+    Ok(gave_up.unwrap_or(false))
 }

@@ -6,6 +6,7 @@
 pub mod fold;
 pub mod grounding;
 pub mod l2;
+pub mod progress;
 pub mod prompts;
 pub mod queue;
 pub mod segment;
@@ -94,6 +95,9 @@ pub struct Report {
     pub l4_folds: u64,
     /// Items that failed in this pass (bad replies; each counted an attempt).
     pub failed: u64,
+    /// Of those, items whose last attempt this was: now `failed`, not
+    /// retried by later passes (`ragger failed` lists them).
+    pub gave_up: u64,
     /// Rows written without the model after its replies failed the
     /// grounding check (stored, marked `extractive`).
     pub extractive: u64,
@@ -101,6 +105,10 @@ pub struct Report {
     pub remaining: u64,
     pub seconds: f64,
     pub embedded: u64,
+    /// Items done since the pass last handed them out (`run_pass`'s
+    /// `on_event`).
+    #[serde(skip)]
+    pub events: Vec<progress::ItemEvent>,
 }
 
 impl Report {
@@ -182,6 +190,8 @@ pub fn recover_orphans(store: &mut Store) -> Result<u64> {
 
 /// Called after each item with the level done.
 pub type OnItem<'p> = &'p mut dyn FnMut(Level);
+/// Called after each item with what it was and how it went.
+pub type OnEvent<'p> = &'p mut dyn FnMut(&progress::ItemEvent);
 
 /// Run one pass: take work in [`PRIORITY`] order until none is left, the
 /// limit or deadline is reached, or a signal asks to stop.
@@ -191,6 +201,7 @@ pub fn run_pass(
     opts: &PassOptions,
     flags: &Flags,
     on_item: OnItem<'_>,
+    on_event: OnEvent<'_>,
 ) -> Result<(Report, Option<Stop>)> {
     let started = Instant::now();
     let mut report = Report::default();
@@ -225,6 +236,9 @@ pub fn run_pass(
                 Level::L3 => fold::l3_step(store, slot, opts, session_id, &mut skip, &mut report)?,
                 Level::L4 => fold::l4_step(store, slot, opts, session_id, &mut skip, &mut report)?,
             };
+            for e in std::mem::take(&mut report.events) {
+                on_event(&e);
+            }
             match outcome {
                 Step::Idle => continue,
                 Step::Done(n) => {

@@ -7,6 +7,7 @@ mod config;
 mod dbfaults;
 mod faults;
 mod generated;
+mod honest;
 mod hostile;
 mod housekeeping;
 mod import;

@@ -9,7 +9,7 @@ use crate::support::{minutes_ago, Env};
 
 /// Three sessions on distinct topics, in two projects: L2 turn summaries
 /// and one L3 summary each; the garden session is two days old.
-fn seeded(env: &Env) {
+pub(crate) fn seeded(env: &Env) {
     env.run(&["status"]).ok();
     let db = env.sql();
     let now = chrono::Utc::now().timestamp_millis();
@@ -90,7 +90,7 @@ fn seeded(env: &Env) {
     }
 }
 
-fn embedded_env() -> Env {
+pub(crate) fn embedded_env() -> Env {
     let env = Env::new().real_embedder();
     seeded(&env);
     env.run(&["reembed"]).ok();
@@ -133,12 +133,12 @@ fn reembed_embeds_every_summary_and_search_finds_sessions_by_meaning() {
 #[test]
 fn search_json_has_the_documented_fields() {
     let env = embedded_env();
-    let hits = search(&env, &["--limit", "3", "deadlock between transactions"]);
+    let hits = search(&env, &["--limit", "3", "--min-score", "0", "deadlock between transactions"]);
     assert_eq!(hits.len(), 3);
     let top = &hits[0];
     let mut keys: Vec<&str> = top.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort();
-    assert_eq!(keys, ["content", "episode_range", "id", "level", "project", "score", "session"]);
+    assert_eq!(keys, ["at", "content", "episode_range", "id", "level", "project", "score", "session"]);
     assert_eq!(top["level"], 2);
     assert_eq!(top["session"], "db");
     assert_eq!(top["project"], "work");
@@ -147,37 +147,38 @@ fn search_json_has_the_documented_fields() {
     assert!(top["content"].as_str().unwrap().contains("deadlock"));
     let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
-    let l3 = search(&env, &["--level", "3", "--limit", "1", "database"]);
+    let l3 = search(&env, &["--level", "3", "--limit", "1", "--min-score", "0", "database"]);
     assert_eq!(l3[0]["episode_range"], "20-22");
 }
 
 #[test]
 fn search_filters_by_level_session_project_and_time() {
+    // Every candidate (--min-score 0): the filters are what is tested.
     let env = embedded_env();
-    let hits = search(&env, &["--level", "3", "guitar"]);
+    let hits = search(&env, &["--min-score", "0", "--level", "3", "guitar"]);
     assert!(!hits.is_empty() && hits.iter().all(|h| h["level"] == 3), "{hits:#?}");
     assert_eq!(hits.len(), 3, "every L3 is a vector candidate");
-    let hits = search(&env, &["--level", "2", "guitar"]);
+    let hits = search(&env, &["--min-score", "0", "--level", "2", "guitar"]);
     assert!(hits.iter().all(|h| h["level"] == 2));
-    let hits = search(&env, &["--session", "garden", "guitar"]);
+    let hits = search(&env, &["--min-score", "0", "--session", "garden", "guitar"]);
     assert_eq!(hits.len(), 4);
     assert!(sessions(&hits).iter().all(|s| *s == "garden"));
-    let hits = search(&env, &["--project", "home", "database deadlock"]);
+    let hits = search(&env, &["--min-score", "0", "--project", "home", "database deadlock"]);
     assert_eq!(hits.len(), 8);
     assert!(hits.iter().all(|h| h["project"] == "home"));
-    let hits = search(&env, &["--since", &minutes_ago(60), "tomato seedlings"]);
+    let hits = search(&env, &["--min-score", "0", "--since", &minutes_ago(60), "tomato seedlings"]);
     assert_eq!(hits.len(), 8);
     assert!(!sessions(&hits).contains(&"garden"), "the garden session is two days old");
-    let hits = search(&env, &["--level", "4", "anything"]);
+    let hits = search(&env, &["--min-score", "0", "--level", "4", "anything"]);
     assert!(hits.is_empty());
-    let bad = env.run(&["search", "--since", "yesterday", "x"]);
+    let bad = env.run(&["search", "--since", "soon", "x"]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
 
 #[test]
 fn search_prints_one_aligned_block_per_result() {
     let env = embedded_env();
-    let out = env.run(&["search", "--limit", "2", "--level", "3", "guitar"]).ok().stdout;
+    let out = env.run(&["search", "--limit", "2", "--level", "3", "--min-score", "0", "guitar"]).ok().stdout;
     let blocks: Vec<&str> = out.split("\n\n").collect();
     assert_eq!(blocks.len(), 2, "{out}");
     let first: Vec<&str> = blocks[0].lines().collect();
@@ -248,7 +249,7 @@ fn nothing_to_embed_needs_no_runtime() {
     assert_eq!(stale(&env), 0);
     env.run(&["reembed"]).ok();
     let r = env.run(&["search", "anything"]).ok();
-    assert!(r.stderr.is_empty(), "no warning without vectors: {}", r.stderr);
+    assert_eq!(r.stderr, "ragger: no match for \"anything\"\n", "no warning without vectors");
     // Summaries but no vectors: search is keyword-only and loads nothing.
     seeded(&env);
     let hits = search(&env, &["guitar"]);

@@ -20,7 +20,7 @@ const TURNS: [(i64, &str, &str); 6] = [
      "Bake in a preheated Dutch oven at 250 C for 20 minutes with the lid on, then 20-25 minutes at 230 C with the lid off until deep brown."),
 ];
 
-fn capture_demo(env: &Env) {
+pub(crate) fn capture_demo(env: &Env) {
     for (i, (ago, user, assistant)) in TURNS.iter().enumerate() {
         let at = minutes_ago(*ago);
         let id = format!("t{i}");
