@@ -8,7 +8,7 @@ use crate::display;
 use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx, args: &SessionsArgs) -> Result<Exit> {
-    let store = ctx.open_store()?;
+    let store = ctx.open_existing_store()?;
     let rows = crate::inspect::sessions(&store.conn, args.project.as_deref())?;
     if ctx.json() {
         print_json(&rows)?;

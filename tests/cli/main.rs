@@ -17,5 +17,6 @@ mod pipeline;
 mod privacy;
 mod search;
 mod segment;
+mod setup;
 mod store;
 mod terminal;
