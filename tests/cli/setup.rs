@@ -95,6 +95,9 @@ fn init_dry_run_changes_nothing() {
     assert!(!user_config(&env).exists());
     assert!(!env.db().exists());
     assert!(!env.path("data/ragger").exists());
+    let j = run(with_path(user(&env, &["init", "--dry-run", "--json"]), &bin)).ok().json();
+    assert_eq!((j["dry_run"].clone(), j["changed"].clone()), (true.into(), true.into()));
+    assert!(!user_config(&env).exists());
 }
 
 /// A fake `crontab` that keeps the table in a file beside it.
@@ -378,4 +381,40 @@ fn config_show_fills_in_the_resolved_paths() {
     let db = env.path("flag.db");
     let j = env.run(&["--db", db.to_str().unwrap(), "config", "show", "--json"]).ok().json();
     assert_eq!(j["database"]["path"], db.display().to_string());
+}
+
+#[test]
+fn doctor_names_the_fetch_script_of_a_package_install_or_says_where_to_find_one() {
+    // A package layout: <prefix>/bin/ragger beside <prefix>/share/ragger/fetch-models.sh.
+    let env = Env::new().with_config(&format!(
+        "[memory_model]\nbackend = \"local\"\nmodel_path = \"{}\"",
+        Env::new().path("missing.gguf").display()
+    ));
+    let prefix = env.path("usr");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    std::fs::create_dir_all(prefix.join("share/ragger")).unwrap();
+    std::fs::copy(exe(), prefix.join("bin/ragger")).unwrap();
+    let script = prefix.join("share/ragger/fetch-models.sh");
+    let hint_of = |env: &Env| {
+        let c = env.command(&["doctor"]);
+        let mut installed = Command::new(prefix.join("bin/ragger"));
+        installed.args(["doctor"]);
+        installed.env_clear();
+        for (k, v) in c.get_envs() {
+            if let Some(v) = v {
+                installed.env(k, v);
+            }
+        }
+        let r = run(installed).code(1);
+        r.stdout.lines().find(|l| l.contains("memory model")).unwrap().to_string()
+    };
+    // Without the script: where to find one.
+    let line = hint_of(&env);
+    assert!(line.contains("scripts/fetch-models.sh from ragger's source"), "{line}");
+    std::fs::write(&script, "#!/bin/sh\n").unwrap();
+    let line = hint_of(&env);
+    assert!(
+        line.contains(&format!("{} fetches the default model", script.canonicalize().unwrap().display())),
+        "{line}"
+    );
 }
