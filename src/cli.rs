@@ -136,14 +136,12 @@ pub struct CaptureArgs {
     pub summarize: bool,
 }
 
-/// Writes the user config (or --config FILE) with the database, model and
-/// runtime paths resolved now, so cron and agents, which lack your shell's
-/// XDG variables, use the same files; creates the database; prints the
-/// housekeeping schedule (every 20 minutes: `ragger housekeeping`), or
-/// installs it with --cron or --systemd; prints the hook snippet for
-/// --agent. Running it again changes nothing and says so; a value already
-/// in the config file that differs is kept and named, never overwritten.
 #[derive(Args, Debug, Default)]
+#[command(after_help = "Writes the user config (or --config FILE) with the database, model and runtime \
+paths resolved now, so cron and agents, which lack your shell's XDG variables, use the same files; creates \
+the database; prints the housekeeping schedule (every 20 minutes: `ragger housekeeping`), or installs it with \
+--cron or --systemd; prints the hook set-up for --agent. Running it again changes nothing and says so; a value \
+the config file already sets differently is kept and named (KEPT), never overwritten.")]
 pub struct InitArgs {
     /// Print the hook and MCP set-up for this agent
     #[arg(long, value_enum, value_name = "AGENT")]
