@@ -313,6 +313,11 @@ fn capture_refuses_a_config_error_in_what_it_needs() {
     let env = Env::new().with_config("[privacy]\nredact = \"yes\"");
     let r = env.capture("s1", "u", "a", &[]).code(78);
     assert!(r.stderr.contains("ragger.toml") && r.stderr.contains("redact"), "{}", r.stderr);
+    // Not TOML at all: where the database is cannot be known.
+    let env = Env::new().with_config("[summaries\nfold = 1");
+    let r = env.capture("s1", "u", "a", &[]).code(78);
+    assert!(r.stderr.contains("ragger.toml"), "{}", r.stderr);
+    assert!(!env.db().exists());
 }
 
 #[test]
