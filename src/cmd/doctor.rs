@@ -14,9 +14,9 @@ use crate::exit::Exit;
 use crate::llm::{Message, Request};
 use crate::store::now_ms;
 
-/// cron runs housekeeping every 20 minutes; a last pass older than two
-/// periods means the schedule is not running.
-const PERIOD_MINUTES: i64 = 20;
+/// A last pass older than two periods of the schedule `ragger init` sets
+/// up means the schedule is not running.
+const PERIOD_MINUTES: i64 = crate::init::PERIOD_MINUTES as i64;
 
 #[derive(Serialize)]
 struct Check {

@@ -40,6 +40,14 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit> {
         steps.extend(crate::init::install_systemd(&unit_dir, &command, args.dry_run)?);
     }
     let snippet = args.agent.map(|a| crate::init::agent_snippet(a, &prefix));
+    // Files the pinned paths name that are not there yet.
+    let missing: Vec<String> = pins
+        .iter()
+        .filter(|p| p.section != "database" && !p.value.exists())
+        .map(|p| p.value.display().to_string())
+        .collect();
+    let fetch = (!missing.is_empty())
+        .then(|| format!("missing: {}; fetch them with {}", missing.join(", "), crate::paths::fetch_command()));
     let changed = steps.iter().any(|s| s.state == State::Changed);
     if ctx.json() {
         print_json(&serde_json::json!({
@@ -50,6 +58,7 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit> {
             "steps": steps,
             "cron_line": line,
             "agent": snippet,
+            "models": fetch,
         }))?;
         return Ok(Exit::Ok);
     }
@@ -60,6 +69,9 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit> {
             State::Kept => "KEPT: ",
         };
         println!("{:<9} {mark}{}", s.step, s.detail);
+    }
+    if let Some(f) = &fetch {
+        println!("{:<9} {f}", "models");
     }
     if !changed {
         println!("nothing to change{}", if args.dry_run { "" } else { ": ragger is set up" });

@@ -57,6 +57,9 @@ fn init_pins_absolute_paths_so_cron_without_xdg_finds_the_same_database_and_a_se
     assert!(text.contains(&format!("path = \"{}\"", db.display())), "{text}");
     assert!(db.exists(), "init creates the database");
     assert!(r.stdout.contains(&format!("*/20 * * * * {} --config {} housekeeping", exe().display(), file.display())));
+    // The models are not in this fresh data folder: init says how to fetch them.
+    let models = r.stdout.lines().find(|l| l.starts_with("models ")).expect("a models line");
+    assert!(models.contains("SmolLM2-135M-Instruct.Q4_1.gguf") && models.contains("fetch-models.sh"), "{models}");
     // A turn captured from the shell (XDG variables set) ...
     run(user(&env, &["capture", "--session", "s", "--user", "u", "--assistant", "a"])).ok();
     // ... is seen by cron's command line: no XDG variables, --config only.
