@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Set up: config with absolute paths, the 20-minute housekeeping schedule, the agent hook')
             [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Store one conversation turn (or JSON Lines from stdin)')
             [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Summarise pending turns: L2, then L3, then L4')
             [CompletionResult]::new('housekeeping', 'housekeeping', [CompletionResultType]::ParameterValue, 'Cron entry point: recover orphans, summarise, close idle sessions')
@@ -58,6 +59,23 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into a folder')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;init' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Print the hook and MCP set-up for this agent')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--cron', '--cron', [CompletionResultType]::ParameterName, 'Add the housekeeping line to your crontab (with `crontab`)')
+            [CompletionResult]::new('--systemd', '--systemd', [CompletionResultType]::ParameterName, 'Write and enable a systemd user timer (with `systemctl --user`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be done and change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'ragger;capture' {
@@ -91,7 +109,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
-            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Run one pass and exit (what cron runs)')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Run one pass and exit (housekeeping, what cron runs, includes one)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be done and change nothing')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
@@ -534,6 +552,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;help' {
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Set up: config with absolute paths, the 20-minute housekeeping schedule, the agent hook')
             [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Store one conversation turn (or JSON Lines from stdin)')
             [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Summarise pending turns: L2, then L3, then L4')
             [CompletionResult]::new('housekeeping', 'housekeeping', [CompletionResultType]::ParameterValue, 'Cron entry point: recover orphans, summarise, close idle sessions')
@@ -559,6 +578,9 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into a folder')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;help;init' {
             break
         }
         'ragger;help;capture' {

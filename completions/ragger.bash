@@ -58,6 +58,9 @@ _ragger() {
             ragger,import)
                 cmd="ragger__subcmd__import"
                 ;;
+            ragger,init)
+                cmd="ragger__subcmd__init"
+                ;;
             ragger,man)
                 cmd="ragger__subcmd__man"
                 ;;
@@ -157,6 +160,9 @@ _ragger() {
             ragger__subcmd__help,import)
                 cmd="ragger__subcmd__help__subcmd__import"
                 ;;
+            ragger__subcmd__help,init)
+                cmd="ragger__subcmd__help__subcmd__init"
+                ;;
             ragger__subcmd__help,man)
                 cmd="ragger__subcmd__help__subcmd__man"
                 ;;
@@ -230,7 +236,7 @@ _ragger() {
 
     case "${cmd}" in
         ragger)
-            opts="-q -v -h -V --config --db --quiet --verbose --json --color --help --version capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help"
+            opts="-q -v -h -V --config --db --quiet --verbose --json --color --help --version init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -756,7 +762,7 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__help)
-            opts="capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help"
+            opts="init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1022,6 +1028,20 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__help__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1360,6 +1380,36 @@ _ragger() {
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__init)
+            opts="-q -v -h --agent --cron --systemd --dry-run --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude-code codex" -- "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -30,6 +30,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand init 'Set up: config with absolute paths, the 20-minute housekeeping schedule, the agent hook'
             cand capture 'Store one conversation turn (or JSON Lines from stdin)'
             cand summarize 'Summarise pending turns: L2, then L3, then L4'
             cand housekeeping 'Cron entry point: recover orphans, summarise, close idle sessions'
@@ -55,6 +56,22 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand completions 'Print shell completions to stdout'
             cand man 'Write man pages (one per subcommand) into a folder'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;init'= {
+            cand --agent 'Print the hook and MCP set-up for this agent'
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to use colour'
+            cand --cron 'Add the housekeeping line to your crontab (with `crontab`)'
+            cand --systemd 'Write and enable a systemd user timer (with `systemctl --user`)'
+            cand --dry-run 'Print what would be done and change nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'ragger;capture'= {
             cand --session 'Session id (any string your tool uses)'
@@ -86,7 +103,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to use colour'
-            cand --once 'Run one pass and exit (what cron runs)'
+            cand --once 'Run one pass and exit (housekeeping, what cron runs, includes one)'
             cand --dry-run 'Print what would be done and change nothing'
             cand -q 'Print nothing but errors'
             cand --quiet 'Print nothing but errors'
@@ -492,6 +509,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --help 'Print help'
         }
         &'ragger;help'= {
+            cand init 'Set up: config with absolute paths, the 20-minute housekeeping schedule, the agent hook'
             cand capture 'Store one conversation turn (or JSON Lines from stdin)'
             cand summarize 'Summarise pending turns: L2, then L3, then L4'
             cand housekeeping 'Cron entry point: recover orphans, summarise, close idle sessions'
@@ -517,6 +535,8 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand completions 'Print shell completions to stdout'
             cand man 'Write man pages (one per subcommand) into a folder'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;help;init'= {
         }
         &'ragger;help;capture'= {
         }

@@ -27,8 +27,13 @@ scripts/fetch-models.sh
 dir=${1:-$(mktemp -d -t ragger-demo.XXXXXX)}
 mkdir -p "$dir"
 db=$dir/demo.db
-rm -f "$db" "$db-wal" "$db-shm"
-ragger() { target/release/ragger --db "$db" "$@"; }
+cfg=$dir/config.toml
+rm -f "$db" "$db-wal" "$db-shm" "$cfg"
+
+echo
+echo "== ragger init   (a config with absolute paths, the database, the cron line; as a user would, but in $dir)"
+target/release/ragger --config "$cfg" --db "$db" init
+ragger() { target/release/ragger --config "$cfg" "$@"; }
 
 echo
 echo "== capturing 6 turns of session 'demo' (project 'homelab'): 3 about backups, 3 about bread"
@@ -76,4 +81,4 @@ echo "== ragger status"
 ragger status
 ragger check -v
 echo
-echo "demo: database at $db (try: target/release/ragger --db $db search 'bread')"
+echo "demo: database at $db, config at $cfg (try: target/release/ragger --config $cfg search 'bread')"

@@ -202,7 +202,29 @@ pub fn parse_line(line: &[u8]) -> Result<TurnInput, String> {
     if text.trim_start().starts_with('[') {
         return Err("invalid JSON: a line must be one JSON object, not an array".into());
     }
-    serde_json::from_str::<TurnInput>(text).map_err(|e| format!("invalid JSON: {e}"))
+    serde_json::from_str::<TurnInput>(text).map_err(|e| {
+        // Valid JSON of another shape (an unknown field, a number for a
+        // text) is not "invalid JSON": serde's own words name the field.
+        // serde stops at the first wrong field, so the rest of the line is
+        // checked for syntax before saying so.
+        let shape = e.classify() == serde_json::error::Category::Data;
+        match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Ok(_) if shape => e.to_string(),
+            Err(syntax) if shape => format!("invalid JSON: {syntax}"),
+            _ => format!("invalid JSON: {e}"),
+        }
+    })
+}
+
+/// The project a stored session already belongs to, when `t` names
+/// another one: a session keeps its first project (capture warns).
+pub fn other_project(tx: &Transaction<'_>, t: &Turn) -> rusqlite::Result<Option<String>> {
+    let Some(wanted) = t.project.as_deref() else { return Ok(None) };
+    let have: Option<Option<String>> = tx
+        .prepare_cached("SELECT project FROM sessions WHERE external_id = ?1")?
+        .query_row([&t.session], |r| r.get(0))
+        .optional()?;
+    Ok(have.flatten().filter(|p| p != wanted))
 }
 
 /// Insert one turn inside the caller's transaction. Returns true when
@@ -280,7 +302,9 @@ mod tests {
 
     #[test]
     fn parse_line_reports_unknown_fields_and_bad_utf8() {
-        assert!(parse_line(br#"{"session":"s","usr":"x"}"#).unwrap_err().contains("unknown field"));
+        let e = parse_line(br#"{"session":"s","usr":"x"}"#).unwrap_err();
+        assert!(e.starts_with("unknown field `usr`"), "{e}");
+        assert!(parse_line(br#"{"session":"s""#).unwrap_err().starts_with("invalid JSON"));
         assert!(parse_line(b"{\"session\":\"\xff\"}").unwrap_err().contains("UTF-8"));
         assert!(parse_line(br#"{"session":"s","user":1}"#).is_err());
     }

@@ -12,7 +12,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     about = "Keeps the memory of LLM conversations: turns, session and project summaries, searchable by meaning",
     long_about = "ragger stores each conversation turn in one SQLite file, summarises turns (L2), \
 sessions (L3) and projects (L4) with a local memory model, and embeds the summaries for search. \
-There is no daemon: cron runs `ragger summarize --once` and `ragger housekeeping`.",
+There is no daemon: cron (or a systemd user timer) runs `ragger housekeeping` every 20 minutes, which \
+includes a summarize pass; `ragger init` sets it up.",
     after_help = crate::exit::EXIT_STATUS_HELP
 )]
 pub struct Cli {
@@ -54,6 +55,8 @@ pub enum ColorChoice {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Set up: config with absolute paths, the 20-minute housekeeping schedule, the agent hook
+    Init(InitArgs),
     /// Store one conversation turn (or JSON Lines from stdin)
     Capture(CaptureArgs),
     /// Summarise pending turns: L2, then L3, then L4
@@ -139,9 +142,38 @@ pub struct CaptureArgs {
     pub summarize: bool,
 }
 
+#[derive(Args, Debug, Default)]
+#[command(after_help = "Writes the user config (or --config FILE) with the database, model and runtime \
+paths resolved now, so cron and agents, which lack your shell's XDG variables, use the same files; creates \
+the database; prints the housekeeping schedule (every 20 minutes: `ragger housekeeping`), or installs it with \
+--cron or --systemd; prints the hook set-up for --agent. Running it again changes nothing and says so; a value \
+the config file already sets differently is kept and named (KEPT), never overwritten.")]
+pub struct InitArgs {
+    /// Print the hook and MCP set-up for this agent
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub agent: Option<InitAgent>,
+    /// Add the housekeeping line to your crontab (with `crontab`)
+    #[arg(long, conflicts_with = "systemd")]
+    pub cron: bool,
+    /// Write and enable a systemd user timer (with `systemctl --user`)
+    #[arg(long)]
+    pub systemd: bool,
+    /// Print what would be done and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InitAgent {
+    /// Claude Code: settings.json hooks and `claude mcp add`
+    ClaudeCode,
+    /// Codex CLI: `notify` and `mcp_servers` in ~/.codex/config.toml
+    Codex,
+}
+
 #[derive(Args, Debug, Default, Clone)]
 pub struct SummarizeArgs {
-    /// Run one pass and exit (what cron runs)
+    /// Run one pass and exit (housekeeping, what cron runs, includes one)
     #[arg(long)]
     pub once: bool,
     /// Process at most N items

@@ -257,15 +257,67 @@ pub struct Source {
 pub struct Loaded {
     pub config: Config,
     pub sources: Vec<Source>,
+    /// Which layer set which key, for messages that say where a value came from.
+    pub origins: Origins,
+}
+
+/// The layers that set keys, in order (later wins): a file path or
+/// `environment variable RAGGER_…`, with the keys it set.
+#[derive(Clone, Debug, Default)]
+pub struct Origins(Vec<(String, toml::Table)>);
+
+impl Origins {
+    /// Where `[section] key` was set last, if any layer set it.
+    pub fn of(&self, section: &str, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(_, t)| t.get(section).and_then(toml::Value::as_table).is_some_and(|s| s.contains_key(key)))
+            .map(|(label, _)| label.as_str())
+    }
 }
 
 pub const SYSTEM_FILE: &str = "/etc/ragger/config.toml";
 
+/// The sections `capture` and the hooks need to store a turn in the right
+/// database: where it is, what is excluded, what is redacted, how folders
+/// map to projects.
+pub const CAPTURE_SECTIONS: &[&str] = &["database", "capture", "privacy", "import"];
+
 /// Load the layers. `explicit` is `--config`/`RAGGER_CONFIG`; when given it
 /// replaces the user file and must exist.
 pub fn load(paths: &Paths, explicit: Option<&Path>) -> Result<Loaded> {
+    load_sections(paths, explicit, explicit.is_some(), None)
+}
+
+/// As [`load`], but an explicit file that does not exist yet is no error
+/// (`ragger init` is about to write it).
+pub fn load_maybe_absent(paths: &Paths, explicit: Option<&Path>) -> Result<Loaded> {
+    load_sections(paths, explicit, false, None)
+}
+
+/// For `capture` and the hooks: a config mistake must not drop a turn. The
+/// full config if it is valid; otherwise only [`CAPTURE_SECTIONS`] are read
+/// (the rest stays at the defaults) and the full error comes back beside
+/// them as a warning. A mistake inside those sections, or a file that is
+/// not TOML at all, is still an error: the turn might go to the wrong
+/// database or keep a secret.
+pub fn load_for_capture(paths: &Paths, explicit: Option<&Path>) -> Result<(Loaded, Option<anyhow::Error>)> {
+    match load(paths, explicit) {
+        Ok(l) => Ok((l, None)),
+        Err(e) if crate::exit::code_of(&e) == Exit::Config => {
+            let partial = load_sections(paths, explicit, explicit.is_some(), Some(CAPTURE_SECTIONS))?;
+            Ok((partial, Some(e)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn load_sections(paths: &Paths, explicit: Option<&Path>, user_required: bool, only: Option<&[&str]>) -> Result<Loaded> {
+    let keep = |section: &str| only.is_none_or(|o| o.contains(&section));
     let mut merged = toml::Table::new();
     let mut sources = Vec::new();
+    let mut origins = Vec::new();
     let system = std::env::var_os("RAGGER_SYSTEM_CONFIG")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -274,13 +326,15 @@ pub fn load(paths: &Paths, explicit: Option<&Path>) -> Result<Loaded> {
         Some(p) => p.to_path_buf(),
         None => paths.config_file(),
     };
-    for (path, required) in [(system, false), (user, explicit.is_some())] {
+    for (path, required) in [(system, false), (user, user_required)] {
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                let table: toml::Table = toml::from_str(&text)
+                let mut table: toml::Table = toml::from_str(&text)
                     .map_err(|e| fail(Exit::Config, format!("{}: {}", path.display(), one_line(&e.to_string()))))?;
+                table.retain(|k, _| keep(k));
                 // Validate the layer on its own so an unknown key names its file.
                 validate(&table, &path)?;
+                origins.push((path.display().to_string(), table.clone()));
                 merge(&mut merged, table);
                 sources.push(Source { path, exists: true });
             }
@@ -290,11 +344,12 @@ pub fn load(paths: &Paths, explicit: Option<&Path>) -> Result<Loaded> {
             Err(e) => return Err(fail(Exit::Config, format!("cannot read config file {}: {e}", path.display()))),
         }
     }
-    apply_env(&mut merged)?;
+    apply_env(&mut merged, &keep, &mut origins)?;
     let config: Config = Config::deserialize(toml::Value::Table(merged))
         .map_err(|e| fail(Exit::Config, format!("environment: {}", one_line(&e.to_string()))))?;
-    check(&config)?;
-    Ok(Loaded { config, sources })
+    let origins = Origins(origins);
+    check(&config, &origins)?;
+    Ok(Loaded { config, sources, origins })
 }
 
 /// Parse a config text on its own (used by tests and `config show`).
@@ -329,7 +384,11 @@ fn merge(into: &mut toml::Table, from: toml::Table) {
 /// `RAGGER_<SECTION>__<KEY>=value` sets any key (e.g.
 /// `RAGGER_MEMORY_MODEL__BACKEND=openai`); values parse as TOML scalars,
 /// falling back to a string. Empty variables count as unset.
-fn apply_env(table: &mut toml::Table) -> Result<()> {
+fn apply_env(
+    table: &mut toml::Table,
+    keep: &dyn Fn(&str) -> bool,
+    origins: &mut Vec<(String, toml::Table)>,
+) -> Result<()> {
     for (name, value) in std::env::vars() {
         let Some(rest) = name.strip_prefix("RAGGER_") else { continue };
         let Some((section, key)) = rest.split_once("__") else { continue };
@@ -338,6 +397,9 @@ fn apply_env(table: &mut toml::Table) -> Result<()> {
         }
         let section = section.to_ascii_lowercase();
         let key = key.to_ascii_lowercase();
+        if !keep(&section) {
+            continue;
+        }
         let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
             .ok()
             .and_then(|mut t| t.remove("v"))
@@ -352,29 +414,59 @@ fn apply_env(table: &mut toml::Table) -> Result<()> {
         let probe: toml::Table = [(section.clone(), table[&section].clone())].into_iter().collect();
         Config::deserialize(toml::Value::Table(probe))
             .map_err(|e| fail(Exit::Config, format!("environment variable {name}: {}", one_line(&e.to_string()))))?;
+        let mut set = toml::Table::new();
+        set.insert(section.clone(), toml::Value::Table([(key, toml::Value::Boolean(true))].into_iter().collect()));
+        origins.push((format!("environment variable {name}"), set));
     }
     Ok(())
 }
 
-fn check(c: &Config) -> Result<()> {
-    let bad = |m: &str| Err(fail(Exit::Config, m.to_string()));
-    if c.memory_model.parallel == 0 {
-        return bad("[memory_model] parallel must be at least 1");
+/// Values out of range are errors (exit 78) naming the key, the layer that
+/// set it and the range.
+fn check(c: &Config, origins: &Origins) -> Result<()> {
+    let bad = |section: &str, key: &str, what: String| {
+        let from = origins.of(section, key).map(|o| format!("{o}: ")).unwrap_or_default();
+        Err(fail(Exit::Config, format!("{from}[{section}] {key} {what}")))
+    };
+    macro_rules! range {
+        ($section:literal, $key:literal, $value:expr, $lo:expr, $hi:expr) => {{
+            let v = $value;
+            #[allow(unused_comparisons, clippy::manual_range_contains)]
+            let inside = v >= $lo && v <= $hi;
+            if !inside {
+                return bad($section, $key, format!("must be between {} and {} (got {v})", $lo, $hi));
+            }
+        }};
     }
-    if c.memory_model.max_attempts == 0 {
-        return bad("[memory_model] max_attempts must be at least 1");
+    let m = &c.memory_model;
+    range!("memory_model", "parallel", m.parallel, 1, 64);
+    range!("memory_model", "max_attempts", m.max_attempts, 1, 100);
+    range!("memory_model", "threads", m.threads, 0, 1024);
+    range!("memory_model", "timeout_seconds", m.timeout_seconds, 1, 86_400);
+    range!("memory_model", "retries", m.retries, 0, 100);
+    range!("memory_model", "context_tokens", m.context_tokens, 256, 1 << 20);
+    let e = &c.embedder;
+    range!("embedder", "batch_size", e.batch_size, 1, 4096);
+    range!("embedder", "threads", e.threads, 0, 1024);
+    let s = &c.summaries;
+    range!("summaries", "max_input_chars", s.max_input_chars, 200, 1 << 24);
+    range!("summaries", "temperature", s.temperature, 0.0, 2.0);
+    range!("summaries", "max_tokens", s.max_tokens, 1, 1 << 20);
+    range!("summaries", "max_summary_tokens", s.max_summary_tokens, 1, 1 << 20);
+    range!("summaries", "min_episodes", s.min_episodes, 1, 100_000);
+    range!("summaries", "segment_threshold", s.segment_threshold, 0.0, 10.0);
+    range!("summaries", "lexical_weight", s.lexical_weight, 0.0, 10.0);
+    range!("summaries", "pause_weight", s.pause_weight, 0.0, 10.0);
+    range!("summaries", "cue_weight", s.cue_weight, 0.0, 10.0);
+    range!("housekeeping", "summary_pause_minutes", c.housekeeping.summary_pause_minutes, 0, 10_080);
+    range!("capture", "max_field_bytes", c.capture.max_field_bytes, 16, 1 << 28);
+    range!("search", "vector_weight", c.search.vector_weight, 0.0, 1.0);
+    range!("search", "keyword_weight", c.search.keyword_weight, 0.0, 1.0);
+    if c.search.vector_weight + c.search.keyword_weight <= 0.0 {
+        return bad("search", "vector_weight", "and keyword_weight cannot both be 0".into());
     }
-    if c.embedder.batch_size == 0 {
-        return bad("[embedder] batch_size must be at least 1");
-    }
-    if c.summaries.max_input_chars < 200 {
-        return bad("[summaries] max_input_chars must be at least 200");
-    }
-    if !(0.0..=2.0).contains(&c.summaries.temperature) {
-        return bad("[summaries] temperature must be between 0 and 2");
-    }
-    if c.memory_model.backend != Backend::Local && c.memory_model.url.is_empty() {
-        return bad("[memory_model] url is required for the openai and ollama backends");
+    if m.backend != Backend::Local && m.url.is_empty() {
+        return bad("memory_model", "url", "is required for the openai and ollama backends".into());
     }
     Ok(())
 }

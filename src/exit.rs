@@ -8,6 +8,8 @@ pub enum Exit {
     Ok = 0,
     Failed = 1,
     Usage = 2,
+    /// A read-only command found no database (sysexits EX_NOINPUT).
+    NoInput = 66,
     /// A model or runtime is unavailable; retry next tick.
     Unavailable = 69,
     /// Skipped: another run holds the lock.
@@ -73,6 +75,7 @@ pub const EXIT_STATUS_HELP: &str = "Exit status:
   0    ok (also: nothing to do)
   1    failed (also: partial failure, e.g. some input lines rejected)
   2    usage error
+  66   no database where one was expected (read-only commands never create one)
   69   a model or runtime is unavailable (retry next tick)
   75   skipped: another run holds the lock
   78   bad configuration (unknown key, refused model request, database too new)

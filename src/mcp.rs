@@ -67,7 +67,7 @@ impl Server {
     }
 
     fn store(&self) -> Result<Store, String> {
-        let store = self.ctx.open_store().map_err(|e| format!("{e:#}"))?;
+        let store = self.ctx.open_existing_store().map_err(|e| format!("{e:#}"))?;
         store.conn.execute_batch("PRAGMA query_only = ON").map_err(|e| e.to_string())?;
         Ok(store)
     }

@@ -68,3 +68,27 @@ pub fn readable_by_others(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).map(|m| m.permissions().mode() & 0o044 != 0).unwrap_or(false)
 }
+
+/// The command that fetches the models and the runtime, as this ragger was
+/// installed: the script of a source checkout the binary was built in, the
+/// copy the Debian package ships (`/usr/share/ragger/fetch-models.sh`), else
+/// where to find it.
+pub fn fetch_command() -> String {
+    let exe = std::env::current_exe().ok().and_then(|p| p.canonicalize().ok());
+    if let Some(exe) = exe {
+        // A source checkout: <root>/target/<profile>/ragger.
+        if let Some(script) =
+            exe.ancestors().skip(1).take(4).map(|d| d.join("scripts/fetch-models.sh")).find(|p| p.is_file())
+        {
+            return script.display().to_string();
+        }
+        // A package: <prefix>/bin/ragger and <prefix>/share/ragger/fetch-models.sh.
+        if let Some(prefix) = exe.parent().and_then(Path::parent) {
+            let script = prefix.join("share/ragger/fetch-models.sh");
+            if script.is_file() {
+                return script.display().to_string();
+            }
+        }
+    }
+    "scripts/fetch-models.sh from ragger's source".to_string()
+}

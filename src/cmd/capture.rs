@@ -28,6 +28,8 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
     }
     let mut store = ctx.open_store()?;
     let mut sessions_touched: Vec<String> = Vec::new();
+    // Sessions a turn tried to move to another project: (session, kept, asked).
+    let mut moved: Vec<(String, String, String)> = Vec::new();
     let stdin_files =
         [&args.user_file, &args.assistant_file].iter().filter(|f| f.as_deref() == Some("-".as_ref())).count();
     if stdin_files > 1 {
@@ -74,11 +76,15 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
                 }
             }
             if batch.len() >= BATCH {
-                store_batch(&mut store, &mut batch, &mut counts)?;
+                store_batch(&mut store, &mut batch, &mut counts, &mut moved)?;
             }
         }
-        store_batch(&mut store, &mut batch, &mut counts)?;
+        store_batch(&mut store, &mut batch, &mut counts, &mut moved)?;
     } else {
+        // A bad flag value is a usage error (exit 2), as for every --since.
+        if let Some(at) = args.at.as_deref().filter(|s| !s.trim().is_empty()) {
+            crate::store::parse_time(at).map_err(|e| fail(Exit::Usage, format!("--at: {e}")))?;
+        }
         let input = TurnInput {
             session: args.session.clone().unwrap_or_default(),
             project: args.project.clone(),
@@ -91,11 +97,18 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             .map_err(|why| fail(Exit::Failed, format!("capture refused: {why}")))?;
         if let Some(turn) = turn {
             sessions_touched.push(turn.session.clone());
-            store_batch(&mut store, &mut vec![turn], &mut counts)?;
+            store_batch(&mut store, &mut vec![turn], &mut counts, &mut moved)?;
         }
     }
     report(ctx, &counts, None)?;
-    if args.summarize && counts.stored > 0 {
+    for (session, kept, asked) in &moved {
+        ctx.warn(&format!(
+            "warning: session {session} belongs to project {kept}; project {asked} ignored (a session keeps its first project)"
+        ));
+    }
+    if args.summarize && counts.stored > 0 && ctx.partial_config {
+        ctx.warn("warning: --summarize skipped: the config has an error (above); the turn waits for the next pass");
+    } else if args.summarize && counts.stored > 0 {
         for s in &sessions_touched {
             crate::cmd::summarize::summarize_session_now(ctx, &mut store, s);
         }
@@ -212,13 +225,24 @@ fn trim_line(buf: &[u8]) -> &[u8] {
     b
 }
 
-fn store_batch(store: &mut Store, batch: &mut Vec<Turn>, counts: &mut Counts) -> Result<()> {
+fn store_batch(
+    store: &mut Store,
+    batch: &mut Vec<Turn>,
+    counts: &mut Counts,
+    moved: &mut Vec<(String, String, String)>,
+) -> Result<()> {
     if batch.is_empty() {
         return Ok(());
     }
     let path = store.path.clone();
     let tx = store.write().with_context(|| format!("database {}", path.display()))?;
     for t in batch.iter() {
+        if let Some(kept) = crate::capture::other_project(&tx, t).map_err(crate::store::classify)? {
+            let asked = t.project.clone().unwrap_or_default();
+            if !moved.iter().any(|(s, _, a)| s == &t.session && a == &asked) {
+                moved.push((t.session.clone(), kept, asked));
+            }
+        }
         let stored = insert(&tx, t)
             .map_err(crate::store::classify)
             .with_context(|| format!("storing a turn of session {}", t.session))?;

@@ -6,7 +6,7 @@ use crate::cmd::{print_json, Ctx};
 use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx) -> Result<Exit> {
-    let store = ctx.open_store()?;
+    let store = ctx.open_existing_store()?;
     let violations = crate::check::check(&store.conn)?;
     if ctx.json() {
         print_json(&serde_json::json!({"ok": violations.is_empty(), "violations": violations}))?;

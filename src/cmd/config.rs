@@ -10,10 +10,12 @@ pub fn run(ctx: &Ctx, args: &ConfigArgs) -> Result<Exit> {
     match args.action {
         ConfigAction::Default => print!("{}", crate::config::EXAMPLE),
         ConfigAction::Show => {
+            // With the paths a command would use filled in.
+            let config = crate::origin::resolved(ctx);
             if ctx.json() {
-                print_json(&ctx.config)?;
+                print_json(&config)?;
             } else {
-                print!("{}", toml::to_string_pretty(&ctx.config)?);
+                print!("{}", toml::to_string_pretty(&config)?);
             }
         }
         ConfigAction::Path => {

@@ -1,81 +1,206 @@
-//! `ragger doctor`: check the database, the memory model and the embedder,
-//! one line each; exit 1 if any check fails.
+//! `ragger doctor`: prove, don't guess. Names the database and how its path
+//! was chosen, the last pass and the failed items; runs one tiny completion
+//! on the memory model and embeds one text, each timed. Exit 1 if any check
+//! fails. It never creates a missing database.
 
 use std::time::Instant;
 
 use anyhow::Result;
+use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use crate::cmd::{print_json, Ctx};
 use crate::exit::Exit;
+use crate::llm::{Message, Request};
+use crate::store::now_ms;
+
+/// A last pass older than two periods of the schedule `ragger init` sets
+/// up means the schedule is not running.
+const PERIOD_MINUTES: i64 = crate::init::PERIOD_MINUTES as i64;
 
 #[derive(Serialize)]
 struct Check {
     name: &'static str,
     ok: bool,
     detail: String,
+    /// Time the check took (model load plus one completion; embedder load
+    /// plus one text), when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ms: Option<u128>,
 }
 
 pub fn run(ctx: &Ctx) -> Result<Exit> {
     let mut checks = Vec::new();
-    let db = ctx.db_path();
-    match ctx.open_store() {
-        Ok(store) => {
-            let v: i64 = store.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-            let violations = crate::check::check(&store.conn)?;
-            checks.push(Check {
-                name: "database",
-                ok: violations.is_empty(),
-                detail: format!("{} (schema {v}, {} invariant violation(s))", db.display(), violations.len()),
-            });
-        }
-        Err(e) => checks.push(Check { name: "database", ok: false, detail: format!("{}: {e:#}", db.display()) }),
-    }
-    let m = &ctx.config.memory_model;
-    let started = Instant::now();
-    let answer = crate::llm::factory::from_config(&ctx.config, &ctx.paths, ctx.verbose()).and_then(|model| {
-        model.preflight()?;
-        Ok(model.describe())
-    });
-    checks.push(Check {
-        name: "memory model",
-        ok: answer.is_ok(),
-        detail: match answer {
-            Ok(d) => format!("{d}: answers ({} ms)", started.elapsed().as_millis()),
-            Err(e) => format!(
-                "{} {} model {:?}: {e}",
-                m.backend.name(),
-                crate::llm::factory::location(&ctx.config, &ctx.paths),
-                m.model
-            ),
-        },
-    });
-    let opts = ctx.embed_options();
-    if ctx.config.embedder.enabled {
-        let started = Instant::now();
-        match crate::embed::Embedder::load(&opts) {
-            Ok(e) => checks.push(Check {
-                name: "embedder",
-                ok: true,
-                detail: format!(
-                    "{} in {} ({} ms to load)",
-                    e.model_id(),
-                    opts.model_dir.display(),
-                    started.elapsed().as_millis()
-                ),
-            }),
-            Err(e) => checks.push(Check { name: "embedder", ok: false, detail: e.to_string() }),
-        }
+    let (db, origin) = ctx.db_origin();
+    let mut database = serde_json::json!({"path": db, "origin": origin, "exists": db.exists()});
+    if !db.exists() {
+        checks.push(Check {
+            name: "database",
+            ok: false,
+            detail: format!("no database at {} ({origin}); capture a turn or run `ragger init`", db.display()),
+            ms: None,
+        });
     } else {
-        checks.push(Check { name: "embedder", ok: true, detail: "disabled ([embedder] enabled = false)".into() });
+        match ctx.open_store() {
+            Ok(store) => {
+                let v: i64 = store.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+                let violations = crate::check::check(&store.conn)?;
+                checks.push(Check {
+                    name: "database",
+                    ok: violations.is_empty(),
+                    detail: format!(
+                        "{} ({origin}; schema {v}, {} invariant violation(s))",
+                        db.display(),
+                        violations.len()
+                    ),
+                    ms: None,
+                });
+                let (pass, failed) = pass_and_failures(&store.conn)?;
+                checks.push(pass.check);
+                checks.push(Check {
+                    name: "failed items",
+                    ok: true,
+                    detail: format!("{} turn summaries, {} project folds", failed.0, failed.1),
+                    ms: None,
+                });
+                database["last_pass"] = pass.json;
+                database["failed"] = serde_json::json!({"turn_summaries": failed.0, "project_folds": failed.1});
+            }
+            Err(e) => checks.push(Check {
+                name: "database",
+                ok: false,
+                detail: format!("{} ({origin}): {e:#}", db.display()),
+                ms: None,
+            }),
+        }
     }
+    checks.push(memory_model(ctx));
+    checks.push(embedder(ctx));
     let all_ok = checks.iter().all(|c| c.ok);
     if ctx.json() {
-        print_json(&serde_json::json!({"ok": all_ok, "checks": checks}))?;
+        print_json(&serde_json::json!({"ok": all_ok, "database": database, "checks": checks}))?;
     } else {
         for c in &checks {
-            println!("{:<4} {:<13} {}", if c.ok { "ok" } else { "FAIL" }, c.name, c.detail);
+            let ms = c.ms.map(|ms| format!(" ({ms} ms)")).unwrap_or_default();
+            println!("{:<4} {:<13} {}{ms}", if c.ok { "ok" } else { "FAIL" }, c.name, c.detail);
         }
     }
     Ok(if all_ok { Exit::Ok } else { Exit::Failed })
+}
+
+struct Pass {
+    check: Check,
+    json: serde_json::Value,
+}
+
+/// The last pass (time, kind, outcome) and the counts of failed items
+/// (turn summaries, project folds).
+fn pass_and_failures(conn: &rusqlite::Connection) -> Result<(Pass, (i64, i64))> {
+    let failed: (i64, i64) = conn.query_row(
+        "SELECT (SELECT count(*) FROM turns WHERE l2_state = 'failed'),
+                (SELECT count(*) FROM summaries WHERE l4_state = 'failed')",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let last: Option<(String, i64, Option<String>)> = conn
+        .query_row("SELECT kind, started, outcome FROM runs ORDER BY id DESC LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .optional()?;
+    let pass = match last {
+        None => Pass {
+            check: Check {
+                name: "last pass",
+                ok: true,
+                detail: "none yet (is cron running `ragger housekeeping`? see `ragger init`)".into(),
+                ms: None,
+            },
+            json: serde_json::Value::Null,
+        },
+        Some((kind, started, outcome)) => {
+            let minutes = (now_ms() - started).max(0) / 60_000;
+            let outcome_text = outcome.clone().unwrap_or_else(|| "still running or killed".into());
+            let stale = minutes > 2 * PERIOD_MINUTES;
+            let hint = if stale { "; is cron running `ragger housekeeping`? see `ragger init`" } else { "" };
+            Pass {
+                check: Check {
+                    name: "last pass",
+                    ok: !stale && outcome.as_deref().is_none_or(|o| o == "ok"),
+                    detail: format!(
+                        "{kind} {} ({minutes} minutes ago): {outcome_text}{hint}",
+                        crate::store::fmt_time(started)
+                    ),
+                    ms: None,
+                },
+                json: serde_json::json!({
+                    "kind": kind, "started": crate::store::fmt_time(started),
+                    "minutes_ago": minutes, "outcome": outcome, "stale": stale,
+                }),
+            }
+        }
+    };
+    Ok((pass, failed))
+}
+
+/// Load the memory model and run one tiny completion.
+fn memory_model(ctx: &Ctx) -> Check {
+    let m = &ctx.config.memory_model;
+    let started = Instant::now();
+    let request = Request {
+        messages: vec![Message::user("Reply with the single word OK.")],
+        temperature: 0.0,
+        max_tokens: 8,
+        stop: vec![],
+    };
+    let answer = crate::llm::factory::from_config(&ctx.config, &ctx.paths, ctx.verbose()).and_then(|model| {
+        model.preflight()?;
+        let reply = model.generate(&request)?;
+        Ok((model.describe(), reply.text))
+    });
+    let ms = Some(started.elapsed().as_millis());
+    match answer {
+        Ok((d, text)) => Check {
+            name: "memory model",
+            ok: true,
+            detail: format!("{d}: answered {:?}", crate::llm::truncate_for_message(text.trim(), 40)),
+            ms,
+        },
+        Err(e) => {
+            let location = crate::llm::factory::location(&ctx.config, &ctx.paths);
+            let hint = if m.backend == crate::config::Backend::Local && !e.to_string().contains("fetch-models") {
+                format!("; fetch the default model again with {}", crate::paths::fetch_command())
+            } else {
+                String::new()
+            };
+            Check {
+                name: "memory model",
+                ok: false,
+                detail: format!("{} {location} model {:?}: {e}{hint}", m.backend.name(), m.model),
+                ms,
+            }
+        }
+    }
+}
+
+/// Load the embedder and embed one text.
+fn embedder(ctx: &Ctx) -> Check {
+    if !ctx.config.embedder.enabled {
+        return Check { name: "embedder", ok: true, detail: "disabled ([embedder] enabled = false)".into(), ms: None };
+    }
+    let opts = ctx.embed_options();
+    let started = Instant::now();
+    let result = crate::embed::Embedder::load(&opts).and_then(|mut e| {
+        let v = e.embed(&["ragger doctor"])?;
+        Ok((e.model_id().to_string(), v.first().map_or(0, Vec::len)))
+    });
+    let ms = Some(started.elapsed().as_millis());
+    match result {
+        Ok((id, dim)) => Check {
+            name: "embedder",
+            ok: dim > 0,
+            detail: format!("{id} in {}: embedded one text ({dim} dimensions)", opts.model_dir.display()),
+            ms,
+        },
+        Err(e) => Check { name: "embedder", ok: false, detail: e.to_string(), ms },
+    }
 }

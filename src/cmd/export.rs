@@ -16,11 +16,7 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<Exit> {
         None => None,
     };
     let filter = Filter { session: args.session.clone(), project: args.project.clone(), since };
-    let db = ctx.db_path();
-    if !db.exists() {
-        return Err(fail(Exit::Failed, format!("no database at {}", db.display())));
-    }
-    let store = ctx.open_store()?;
+    let store = ctx.open_existing_store()?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(std::io::BufWriter::new(
             crate::paths::create_private_file(path).with_context(|| format!("creating {}", path.display()))?,

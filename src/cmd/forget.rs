@@ -23,10 +23,8 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> Result<Exit> {
     if sel.is_empty() {
         return Err(fail(Exit::Usage, "say what to forget: --session, --project, --turn, --before or --match"));
     }
+    ctx.require_db()?;
     let db = ctx.db_path();
-    if !db.exists() {
-        return Err(fail(Exit::Failed, format!("no database at {}", db.display())));
-    }
     // No pass may fold the turns while they go.
     let _lock = if args.dry_run {
         None

@@ -37,7 +37,7 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
         eprintln!("ragger: hook {name}: internal error{at}: {}", what.replace('\n', " "));
     }));
     let result = std::panic::catch_unwind(|| {
-        Ctx::new(global).and_then(|ctx| match &args.agent {
+        Ctx::for_capture(global).and_then(|ctx| match &args.agent {
             HookAgent::ClaudeCode => claude_code(&ctx),
             HookAgent::Codex { payload } => codex(&ctx, payload.as_deref()),
         })
@@ -109,6 +109,11 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
             let Some(project) = hook.cwd.as_deref().and_then(|c| crate::import::project_for(c, projects)) else {
                 return Ok(());
             };
+            // No database yet: nothing to remember, and a session start
+            // must not create one.
+            if !ctx.db_path().exists() {
+                return Ok(());
+            }
             let store = ctx.open_store()?;
             let block = crate::context::build(&store.conn, &project, CONTEXT_TOKENS, None)?;
             if !block.is_empty() {

@@ -14,6 +14,7 @@ pub mod forget;
 pub mod hook;
 pub mod housekeeping;
 pub mod import;
+pub mod init;
 pub mod man;
 pub mod man_text;
 pub mod mcp;
@@ -46,13 +47,77 @@ pub struct Ctx {
     pub paths: Paths,
     pub config: Config,
     pub sources: Vec<Source>,
+    pub origins: crate::config::Origins,
+    /// The config had an error outside what capture needs; only those
+    /// sections were read (see [`Ctx::for_capture`]).
+    pub partial_config: bool,
 }
 
 impl Ctx {
     pub fn new(global: Global) -> Result<Ctx> {
         let paths = Paths::from_env()?;
         let loaded = crate::config::load(&paths, global.config.as_deref())?;
-        Ok(Ctx { global, paths, config: loaded.config, sources: loaded.sources })
+        Ok(Ctx::from_loaded(global, paths, loaded))
+    }
+
+    /// For `capture` and the hooks: a config mistake outside what capture
+    /// needs is one warning line on stderr, not a dropped turn.
+    pub fn for_capture(global: Global) -> Result<Ctx> {
+        let paths = Paths::from_env()?;
+        let (loaded, problem) = crate::config::load_for_capture(&paths, global.config.as_deref())?;
+        let mut ctx = Ctx::from_loaded(global, paths, loaded);
+        ctx.partial_config = problem.is_some();
+        if let Some(e) = problem {
+            ctx.warn(&format!("warning: {e:#} (the turn is stored; summarize and housekeeping refuse this config)"));
+        }
+        Ok(ctx)
+    }
+
+    /// For `init`: an explicit config file may not exist yet.
+    pub fn for_init(global: Global) -> Result<Ctx> {
+        let paths = Paths::from_env()?;
+        let loaded = crate::config::load_maybe_absent(&paths, global.config.as_deref())?;
+        Ok(Ctx::from_loaded(global, paths, loaded))
+    }
+
+    fn from_loaded(global: Global, paths: Paths, loaded: crate::config::Loaded) -> Ctx {
+        Ctx {
+            global,
+            paths,
+            config: loaded.config,
+            sources: loaded.sources,
+            origins: loaded.origins,
+            partial_config: false,
+        }
+    }
+
+    /// The database path and how it was chosen (flag, environment, config
+    /// file, default), for errors and `doctor`.
+    pub fn db_origin(&self) -> (PathBuf, String) {
+        crate::origin::database(self)
+    }
+
+    /// Open the database for a command that only reads: a missing file is
+    /// an error naming the path and its origin (exit 66), never a new empty
+    /// database in the wrong place.
+    pub fn open_existing_store(&self) -> Result<Store> {
+        self.require_db()?;
+        self.open_store()
+    }
+
+    /// A missing database is an error naming the path and its origin (exit 66).
+    pub fn require_db(&self) -> Result<()> {
+        let (db, origin) = self.db_origin();
+        if !db.exists() {
+            return Err(crate::exit::fail(
+                Exit::NoInput,
+                format!(
+                    "no database at {} ({origin}); capture a turn or run `ragger init` first, or point --db at yours",
+                    db.display()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Flag > config > default.
@@ -141,7 +206,12 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Hook(a) => return Ok(hook::run(cli.global.clone(), a)),
         _ => {}
     }
-    let ctx = Ctx::new(cli.global)?;
+    // A config mistake must not drop a turn: capture reads what it needs.
+    let ctx = match cli.command {
+        Command::Capture(_) => Ctx::for_capture(cli.global)?,
+        Command::Init(_) => Ctx::for_init(cli.global)?,
+        _ => Ctx::new(cli.global)?,
+    };
     if let Command::Mcp = cli.command {
         return mcp::run(ctx);
     }
@@ -165,6 +235,7 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Redact(a) => redact::run(&ctx, &a),
         Command::Export(a) => export::run(&ctx, &a),
         Command::Doctor => doctor::run(&ctx),
+        Command::Init(a) => init::run(&ctx, &a),
         Command::Config(a) => config::run(&ctx, &a),
         Command::Completions(_) | Command::Man(_) | Command::Hook(_) | Command::Mcp => unreachable!(),
     }

@@ -30,7 +30,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
         None => None,
     };
     let filters = Filters { level: args.level, session: args.session.clone(), project: args.project.clone(), since };
-    let store = ctx.open_store()?;
+    let store = ctx.open_existing_store()?;
     let mut weights = weights(ctx);
     if let Some(m) = args.min_score {
         weights.min_score = m;
@@ -95,8 +95,9 @@ fn query_vector(ctx: &Ctx, conn: &rusqlite::Connection, text: &str) -> Result<Op
     let Some(model) = index::model_id_for(&opts) else {
         if any_vector()? {
             ctx.warn(&format!(
-                "embedder model missing in {}; searching by keyword only (run scripts/fetch-models.sh)",
-                opts.model_dir.display()
+                "embedder model missing in {}; searching by keyword only (run {})",
+                opts.model_dir.display(),
+                crate::paths::fetch_command()
             ));
         }
         return Ok(None);

@@ -19,7 +19,7 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> Result<Exit> {
         ),
         None => None,
     };
-    let store = ctx.open_store()?;
+    let store = ctx.open_existing_store()?;
     let filter = SessionFilter { project: args.project.as_deref(), open: args.open, since, limit: args.limit };
     let rows = crate::inspect::sessions(&store.conn, &filter)?;
     if ctx.json() {

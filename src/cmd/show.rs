@@ -10,7 +10,7 @@ use crate::display::{line, text};
 use crate::exit::{fail, Exit};
 
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
-    let store = ctx.open_store()?;
+    let store = ctx.open_existing_store()?;
     let Some(view) = crate::inspect::show(&store.conn, &args.session)? else {
         return Err(fail(Exit::Failed, format!("no session {:?} in {}", args.session, store.path.display())));
     };

@@ -6,7 +6,7 @@ use crate::cmd::{print_json, Ctx};
 use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx) -> Result<Exit> {
-    let store = ctx.open_store()?;
+    let store = ctx.open_existing_store()?;
     let model = crate::embed::index::model_id_for(&ctx.embed_options());
     let unembedded = crate::embed::index::count_unembedded(&store.conn, model.as_deref())?;
     let s = crate::status::status(&store.conn, unembedded)?;

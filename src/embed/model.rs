@@ -45,10 +45,12 @@ impl std::fmt::Debug for Embedder {
 
 /// Model files missing or unusable.
 fn unavailable(what: &str, path: &Path, e: impl std::fmt::Display) -> EmbedError {
-    EmbedError::Unavailable(format!("{what} {}: {e}; {MODEL_HINT}", path.display()))
+    EmbedError::Unavailable(format!("{what} {}: {e}; {}", path.display(), model_hint()))
 }
 
-const MODEL_HINT: &str = "run scripts/fetch-models.sh (or set [embedder] model_dir)";
+fn model_hint() -> String {
+    format!("run {} (or set [embedder] model_dir)", crate::paths::fetch_command())
+}
 
 fn failed(e: impl std::fmt::Display) -> EmbedError {
     EmbedError::Failed(e.to_string())
@@ -63,7 +65,7 @@ impl Embedder {
         let tok_path = opts.model_dir.join("tokenizer.json");
         for p in [&model_path, &tok_path] {
             if !p.is_file() {
-                return Err(EmbedError::Unavailable(format!("model file {} not found; {MODEL_HINT}", p.display())));
+                return Err(EmbedError::Unavailable(format!("model file {} not found; {}", p.display(), model_hint())));
             }
         }
         let model_id = model_id_for(opts).ok_or_else(|| unavailable("cannot read", &model_path, "unreadable"))?;

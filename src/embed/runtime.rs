@@ -14,7 +14,9 @@ use ort::environment::Environment;
 use super::{EmbedError, EmbedOptions};
 
 /// The hint every "not found" message ends with.
-pub const INSTALL_HINT: &str = "run scripts/fetch-models.sh (or set [embedder] runtime_path / ORT_DYLIB_PATH)";
+pub fn install_hint() -> String {
+    format!("run {} (or set [embedder] runtime_path / ORT_DYLIB_PATH)", crate::paths::fetch_command())
+}
 
 /// ort allows one environment per process and loads one library per process.
 struct Loaded {
@@ -74,8 +76,9 @@ pub fn environment(opts: &EmbedOptions) -> Result<(Environment, PathBuf), EmbedE
         }
     }
     Err(EmbedError::Unavailable(format!(
-        "cannot load the ONNX Runtime library; looked at: {}; {INSTALL_HINT}",
-        tried.join(", ")
+        "cannot load the ONNX Runtime library; looked at: {}; {}",
+        tried.join(", "),
+        install_hint()
     )))
 }
 

@@ -170,11 +170,10 @@ impl MemoryModel for LocalModel {
 fn check_gguf_file(path: &Path) -> Result<(), ModelError> {
     let unavailable = |what: String| ModelError::Unavailable(format!("GGUF model {}: {what}", path.display()));
     let mut file = File::open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => unavailable(
-            "file not found (scripts/fetch-models.sh fetches the default model; \
-             [memory_model] model_path chooses another)"
-                .into(),
-        ),
+        std::io::ErrorKind::NotFound => unavailable(format!(
+            "file not found ({} fetches the default model; [memory_model] model_path chooses another)",
+            crate::paths::fetch_command()
+        )),
         _ => unavailable(format!("cannot open: {e}")),
     })?;
     if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {

@@ -38,7 +38,7 @@ fn layers_merge_in_order_system_user_env_flag() {
     // A flag beats the config file for the database path.
     let env2 = Env::new().with_config("[database]\npath = \"/nonexistent/dir/x.db\"");
     let db = env2.path("flag.db");
-    env2.run(&["--db", db.to_str().unwrap(), "status"]).ok();
+    env2.run(&["--db", db.to_str().unwrap(), "capture", "--session", "s", "--user", "u", "--assistant", "a"]).ok();
     assert!(db.exists());
 }
 
@@ -63,8 +63,10 @@ fn config_default_is_the_packaged_example_and_parses_to_the_defaults() {
     std::fs::write(env2.path("example.toml"), example).unwrap();
     let from_example =
         env2.run(&["--config", env2.path("example.toml").to_str().unwrap(), "config", "show", "--json"]).ok().json();
-    let empty = Env { config: String::new(), ..Env::new() };
-    let defaults = empty.run(&["config", "show", "--json"]).ok().json();
+    // An empty file in the same folders (`config show` fills in the paths).
+    std::fs::write(env2.path("empty.toml"), "").unwrap();
+    let defaults =
+        env2.run(&["--config", env2.path("empty.toml").to_str().unwrap(), "config", "show", "--json"]).ok().json();
     assert_eq!(from_example, defaults);
 }
 

@@ -477,7 +477,7 @@ fn man_pages_carry_examples_and_formats() {
 #[test]
 fn a_pass_skipped_for_the_lock_says_so_with_verbose() {
     let env = Env::new();
-    env.run(&["status"]).ok();
+    env.run(&["init"]).ok();
     let mut lock_path = env.db().into_os_string();
     lock_path.push(".lock");
     let held = std::fs::File::options().create(true).truncate(false).write(true).open(&lock_path).unwrap();

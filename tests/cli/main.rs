@@ -18,5 +18,6 @@ mod pipeline;
 mod privacy;
 mod search;
 mod segment;
+mod setup;
 mod store;
 mod terminal;

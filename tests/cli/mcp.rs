@@ -110,3 +110,21 @@ fn mcp_does_not_write_the_database() {
     c.child.wait().unwrap();
     assert_eq!((std::fs::read(env.db()).unwrap(), std::fs::read(&wal).unwrap_or_default()), before);
 }
+
+#[test]
+fn mcp_on_a_missing_database_names_it_and_creates_nothing() {
+    let env = Env::new();
+    let mut c = Client::start(&env);
+    c.call(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let r = c.call(2, "tools/call", json!({"name": "recent", "arguments": {"project": "p"}}));
+    let text = r.to_string();
+    assert!(text.contains(&format!("no database at {}", env.db().display())), "{r}");
+    drop(c.stdin);
+    c.child.wait().unwrap();
+    assert!(!env.path("data/ragger").exists(), "ragger mcp created the data folder");
+}

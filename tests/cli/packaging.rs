@@ -232,6 +232,8 @@ fn cargo_deb_assets_exist_and_go_where_debian_looks_for_them() {
     for ex in ["packaging/cron/ragger.crontab", "packaging/config.example.toml"] {
         assert_eq!(dest_of(ex), Some("usr/share/doc/ragger/examples/"));
     }
+    // The fetch script ships where `ragger doctor`'s hint (paths::fetch_command) looks for it.
+    assert_eq!(dest_of("scripts/fetch-models.sh"), Some("usr/share/ragger/"));
     // Everything under packaging/ ships (only docs for the README stay behind).
     for dir in ["packaging/cron", "packaging/systemd"] {
         for e in std::fs::read_dir(root().join(dir)).unwrap() {

@@ -1,6 +1,6 @@
 //! `ragger search`, `ragger reembed` and lazy loading of the embedder, with
 //! the real all-MiniLM-L6-v2 files. Summaries are written straight into a
-//! database that `ragger status` created, so these tests do not depend on
+//! database that `ragger init` created, so these tests do not depend on
 //! the memory model.
 
 use serde_json::Value;
@@ -10,7 +10,7 @@ use crate::support::{minutes_ago, Env};
 /// Three sessions on distinct topics, in two projects: L2 turn summaries
 /// and one L3 summary each; the garden session is two days old.
 pub(crate) fn seeded(env: &Env) {
-    env.run(&["status"]).ok();
+    env.run(&["init"]).ok();
     let db = env.sql();
     let now = chrono::Utc::now().timestamp_millis();
     let old = now - 2 * 24 * 3600 * 1000;
@@ -244,7 +244,7 @@ fn nothing_to_embed_needs_no_runtime() {
         ..env
     };
     assert!(env.config.contains("/nonexistent/libonnxruntime.so"), "{}", env.config);
-    env.run(&["status"]).ok();
+    env.run(&["init"]).ok();
     // Empty database.
     assert_eq!(stale(&env), 0);
     env.run(&["reembed"]).ok();
