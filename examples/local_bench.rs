@@ -79,6 +79,7 @@ fn run(args: &Args) -> Result<(), String> {
                 context_tokens: args.ctx,
                 seed: 42,
                 verbose_log: false,
+                parallel: 1,
             });
             let started = Instant::now();
             model.load().map_err(|e| e.to_string())?;
