@@ -216,7 +216,10 @@ fn nothing_is_loaded_before_the_first_call() {
 /// text, request).
 fn distinct_turns() -> Vec<(String, String, Request)> {
     let turns = [
-        ("Why does the job runner KESTREL-41 stop at midnight?", "KESTREL-41 has a cron entry that restarts it at 00:00."),
+        (
+            "Why does the job runner KESTREL-41 stop at midnight?",
+            "KESTREL-41 has a cron entry that restarts it at 00:00.",
+        ),
         ("How big is the cache volume ORCHID-7?", "ORCHID-7 holds 512 GB and is 80% full."),
         ("Who owns the service PELICAN-93?", "PELICAN-93 belongs to the billing team since March."),
         ("Which port does the proxy MARLIN-25 use?", "MARLIN-25 listens on port 8443 for TLS."),
@@ -226,7 +229,8 @@ fn distinct_turns() -> Vec<(String, String, Request)> {
         .iter()
         .map(|(u, a)| {
             let id = u.split_whitespace().find(|w| w.contains('-')).unwrap().trim_end_matches('?').to_string();
-            let req = Request { messages: turn_summary(u, a, 3000), temperature: 0.0, max_tokens: 60, stop: Vec::new() };
+            let req =
+                Request { messages: turn_summary(u, a, 3000), temperature: 0.0, max_tokens: 60, stop: Vec::new() };
             (id, format!("{u}\n{a}"), req)
         })
         .collect()
@@ -244,9 +248,7 @@ fn a_batch_decoded_together_answers_each_request_like_a_single_call() {
     for parallel in [5, 3] {
         let model = LocalModel::new(LocalOptions { parallel, ..options(gguf()) });
         for round in 0..2 {
-            let t = std::time::Instant::now();
             let batch = model.generate_batch(&reqs);
-            eprintln!("parallel {parallel} round {round}: {:?}", t.elapsed());
             assert_eq!(batch.len(), reqs.len());
             for (i, (reply, (id, turn, _))) in batch.into_iter().zip(&cases).enumerate() {
                 let reply = reply.unwrap_or_else(|e| panic!("parallel {parallel}, request {i}: {e}"));

@@ -646,8 +646,7 @@ impl<'e> Multi<'e> {
 
     /// Cells the prefix and the calls in flight may fill.
     fn cells(&self) -> usize {
-        self.prefix.as_ref().map_or(0, |p| p.tokens.len())
-            + self.slots.iter().flatten().map(|s| s.cells).sum::<usize>()
+        self.prefix.as_ref().map_or(0, |p| p.tokens.len()) + self.slots.iter().flatten().map(|s| s.cells).sum::<usize>()
     }
 
     /// Start as many waiting calls as free sequences and the context's room
@@ -696,7 +695,8 @@ impl<'e> Multi<'e> {
         let keep = if replace { head_end } else { offered };
         let others = self.cells() - prefix_len;
         let idle = others == 0;
-        let fits = |prefix: usize, keep: usize| others + prefix + (n - keep) + max_tokens <= self.engine.ctx.n_ctx() as usize;
+        let fits =
+            |prefix: usize, keep: usize| others + prefix + (n - keep) + max_tokens <= self.engine.ctx.n_ctx() as usize;
         let (replace, keep, offered) = if fits(if replace { head_end } else { prefix_len }, keep) {
             (replace, keep, offered)
         } else if idle {
@@ -749,7 +749,12 @@ impl<'e> Multi<'e> {
 
     /// Make `head` of `tokens` the prefix, keeping the first `keep` tokens
     /// of the current one (cut alike); returns the tokens evaluated.
-    fn evaluate_prefix(&mut self, tokens: &[LlamaToken], head: Vec<Range<usize>>, keep: usize) -> Result<usize, ModelError> {
+    fn evaluate_prefix(
+        &mut self,
+        tokens: &[LlamaToken],
+        head: Vec<Range<usize>>,
+        keep: usize,
+    ) -> Result<usize, ModelError> {
         self.prefix = None;
         if keep == 0 || self.engine.ctx.kv_cache_seq_rm(0, Some(keep as u32), None).is_err() {
             let _ = self.engine.ctx.clear_kv_cache_seq(Some(0), None, None);
