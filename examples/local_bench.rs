@@ -21,7 +21,9 @@ use ragger::pipeline::prompts::turn_summary;
 
 const USAGE: &str = "usage: local_bench [--model GGUF] [--threads N[,N...]] [--turns N] [--max-tokens N]
                    [--temperature T] [--ctx N] [--server URL] [--server-threads N]
-                   [--server-load-ms MS] [--no-local] [--show]";
+                   [--server-load-ms MS] [--no-local] [--show]
+       local_bench --batch N[,N...] [--rounds R] [--model GGUF] [--threads N] [--turns N] [--max-tokens N]
+         (batched decoding: the same turns as N calls decoded together against one at a time)";
 
 struct Args {
     model: PathBuf,
@@ -36,6 +38,10 @@ struct Args {
     server_load_ms: Option<f64>,
     local: bool,
     show: bool,
+    /// Batch sizes to compare with one call at a time (empty: the latency
+    /// benchmark).
+    batch: Vec<usize>,
+    rounds: usize,
 }
 
 struct Backend {
@@ -70,6 +76,9 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
+    if !args.batch.is_empty() {
+        return run_batches(args);
+    }
     let mut backends = Vec::new();
     if args.local {
         for &threads in &args.threads {
@@ -79,6 +88,7 @@ fn run(args: &Args) -> Result<(), String> {
                 context_tokens: args.ctx,
                 seed: 42,
                 verbose_log: false,
+                parallel: 1,
             });
             let started = Instant::now();
             model.load().map_err(|e| e.to_string())?;
@@ -197,6 +207,81 @@ impl Backend {
     }
 }
 
+/// Batched decoding against one call at a time: the same `--turns` L2
+/// requests through a model with `parallel` 1 (one call after another) and
+/// through one with `parallel` N (`generate_batch`, N in flight at once),
+/// round after round in turn so that a busy machine slows both alike.
+/// Prints per setting the median wall time of a round, calls/s and output
+/// tokens/s, with the range over rounds.
+fn run_batches(args: &Args) -> Result<(), String> {
+    let threads = args.threads[0];
+    let reqs: Vec<Request> = turns(args.turns)
+        .into_iter()
+        .map(|(user, assistant)| Request {
+            messages: turn_summary(&user, &assistant, 3000),
+            temperature: args.temperature,
+            max_tokens: args.max_tokens,
+            stop: Vec::new(),
+        })
+        .collect();
+    let mut settings = vec![1];
+    settings.extend(args.batch.iter().copied().filter(|&b| b > 1));
+    let models: Vec<LocalModel> = settings
+        .iter()
+        .map(|&parallel| {
+            let m = LocalModel::new(LocalOptions {
+                model_path: args.model.clone(),
+                threads,
+                context_tokens: args.ctx,
+                seed: 42,
+                verbose_log: false,
+                parallel,
+            });
+            m.load().map(|()| m).map_err(|e| e.to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    // (wall, output tokens) per round and setting.
+    let mut results: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); settings.len()];
+    for round in 0..args.rounds {
+        for k in 0..settings.len() {
+            let i = (k + round) % settings.len();
+            let started = Instant::now();
+            let replies = models[i].generate_batch(&reqs);
+            let wall = started.elapsed();
+            let mut tokens = 0;
+            for r in replies {
+                let r = r.map_err(|e| e.to_string())?;
+                tokens += u64::from(r.usage.completion_tokens.unwrap_or(0));
+            }
+            eprintln!("round {} parallel {}: {:.1} s, {tokens} tokens", round + 1, settings[i], wall.as_secs_f64());
+            results[i].push((wall, tokens));
+        }
+    }
+    println!(
+        "{:>8} {:>7} {:>10} {:>22} {:>10} {:>8}",
+        "parallel", "threads", "round_s", "calls/s (range)", "out_tok/s", "speedup"
+    );
+    let base = quantile(&results[0].iter().map(|r| r.0).collect::<Vec<_>>(), 0.5).unwrap_or_default();
+    for (i, rs) in results.iter().enumerate() {
+        let walls: Vec<Duration> = rs.iter().map(|r| r.0).collect();
+        let median = quantile(&walls, 0.5).unwrap_or_default().as_secs_f64().max(1e-9);
+        let (lo, hi) = (walls.iter().max().unwrap().as_secs_f64(), walls.iter().min().unwrap().as_secs_f64());
+        let n = reqs.len() as f64;
+        let tokens: u64 = rs.iter().map(|r| r.1).sum();
+        let secs: f64 = walls.iter().map(Duration::as_secs_f64).sum();
+        println!(
+            "{:>8} {:>7} {:>10.2} {:>22} {:>10.1} {:>7.2}x",
+            settings[i],
+            threads,
+            median,
+            format!("{:.2} ({:.2}-{:.2})", n / median, n / lo, n / hi),
+            tokens as f64 / secs,
+            base.as_secs_f64() / median,
+        );
+    }
+    Ok(())
+}
+
 /// The `q` quantile (nearest rank) of some durations.
 fn quantile(values: &[Duration], q: f64) -> Option<Duration> {
     let mut sorted = values.to_vec();
@@ -277,6 +362,8 @@ fn parse_args() -> Result<Args, String> {
         server_load_ms: None,
         local: true,
         show: false,
+        batch: Vec::new(),
+        rounds: 3,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -295,6 +382,8 @@ fn parse_args() -> Result<Args, String> {
             "--server-load-ms" => args.server_load_ms = Some(number(&flag, &value()?)?),
             "--no-local" => args.local = false,
             "--show" => args.show = true,
+            "--batch" => args.batch = value()?.split(',').map(|t| number(&flag, t)).collect::<Result<_, _>>()?,
+            "--rounds" => args.rounds = number(&flag, &value()?)?,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);

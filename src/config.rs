@@ -72,7 +72,9 @@ pub struct MemoryModelConfig {
     pub ca_file: Option<PathBuf>,
     pub timeout_seconds: u64,
     pub retries: u32,
-    /// Concurrent model calls (HTTP backends): L2s, and folds of different sessions.
+    /// Concurrent model calls: L2s, and folds of different sessions (the
+    /// local backend decodes them together in one context; 1 stays its
+    /// fastest setting on 2 cores, see BENCHMARKS.md).
     pub parallel: usize,
     /// Local backend threads; 0: the number of cores.
     pub threads: usize,

@@ -34,6 +34,7 @@ fn options(model_path: PathBuf) -> LocalOptions {
         context_tokens: 2048,
         seed: 7,
         verbose_log: false,
+        parallel: 1,
     }
 }
 
@@ -208,4 +209,113 @@ fn nothing_is_loaded_before_the_first_call() {
     assert!(model.load_time().is_none());
     let id = model.model_id();
     assert!(id.starts_with("local:") && id.ends_with(".gguf"), "{id}");
+}
+
+/// The pipeline's L2 requests for turns that each name their own
+/// identifier, so a reply can be traced to its request: (identifier, turn
+/// text, request).
+fn distinct_turns() -> Vec<(String, String, Request)> {
+    let turns = [
+        (
+            "Why does the job runner KESTREL-41 stop at midnight?",
+            "KESTREL-41 has a cron entry that restarts it at 00:00.",
+        ),
+        ("How big is the cache volume ORCHID-7?", "ORCHID-7 holds 512 GB and is 80% full."),
+        ("Who owns the service PELICAN-93?", "PELICAN-93 belongs to the billing team since March."),
+        ("Which port does the proxy MARLIN-25 use?", "MARLIN-25 listens on port 8443 for TLS."),
+        ("What broke the build of LANTERN-60?", "LANTERN-60 failed because the linker ran out of memory."),
+    ];
+    turns
+        .iter()
+        .map(|(u, a)| {
+            let id = u.split_whitespace().find(|w| w.contains('-')).unwrap().trim_end_matches('?').to_string();
+            let req =
+                Request { messages: turn_summary(u, a, 3000), temperature: 0.0, max_tokens: 60, stop: Vec::new() };
+            (id, format!("{u}\n{a}"), req)
+        })
+        .collect()
+}
+
+#[test]
+fn a_batch_decoded_together_answers_each_request_like_a_single_call() {
+    let cases = distinct_turns();
+    let reqs: Vec<Request> = cases.iter().map(|(_, _, r)| r.clone()).collect();
+    let singles: Vec<String> = reqs.iter().map(|r| complete(shared(), r).expect("single").text).collect();
+    let mut same = 0;
+    // Batches of all five at once, and of three (so two wait for a free
+    // sequence and join while the others generate), twice each: the second
+    // time the shared opening is already in the context.
+    for parallel in [5, 3] {
+        let model = LocalModel::new(LocalOptions { parallel, ..options(gguf()) });
+        for round in 0..2 {
+            let batch = model.generate_batch(&reqs);
+            assert_eq!(batch.len(), reqs.len());
+            for (i, (reply, (id, turn, _))) in batch.into_iter().zip(&cases).enumerate() {
+                let reply = reply.unwrap_or_else(|e| panic!("parallel {parallel}, request {i}: {e}"));
+                let usage = &reply.usage;
+                assert!(usage.completion_tokens.unwrap() >= 1, "{usage:?}");
+                assert_eq!(usage.prompt_tokens, Some(reply_prompt_tokens(&reqs[i])), "{usage:?}");
+                let text = ragger::llm::clean::clean_reply(&reply.text);
+                let show = format!("parallel {parallel}, round {round}, {id}: {text:?} (alone: {:?})", singles[i]);
+                same += usize::from(text == singles[i]);
+                // Greedy decoding of several sequences at once may differ
+                // from one alone in the last bits of a logit (the matrix
+                // products are cut differently), so a word can differ; the
+                // reply must still be a summary of its own turn.
+                assert!(!text.is_empty() && !text.contains("<|im_"), "{show}");
+                let own = overlap(&text, turn);
+                for (_, other, _) in cases.iter().filter(|(o, _, _)| o != id) {
+                    assert!(own > overlap(&text, other), "the reply shares more with another turn: {show}");
+                }
+                let lower = text.to_lowercase();
+                assert!(lower.contains(&id.to_lowercase()), "{id} missing from its own reply: {show}");
+                for (other, _, _) in cases.iter().filter(|(o, _, _)| o != id) {
+                    assert!(!lower.contains(&other.to_lowercase()), "{other} leaked into the reply: {show}");
+                }
+            }
+        }
+    }
+    eprintln!("{same} of 20 batched replies are identical to the single call's");
+    assert!(same > 0, "batched replies never match the single calls: a request's reply comes from another prompt?");
+}
+
+/// Words of `reply` (lowercase, 3 letters or more) found in `source`.
+fn overlap(reply: &str, source: &str) -> usize {
+    let words = |t: &str| -> std::collections::HashSet<String> {
+        t.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 3).map(str::to_lowercase).collect()
+    };
+    words(reply).intersection(&words(source)).count()
+}
+
+/// Prompt tokens of a request as the single-call path counts them.
+fn reply_prompt_tokens(req: &Request) -> u32 {
+    shared().generate(&Request { max_tokens: 1, ..req.clone() }).unwrap().usage.prompt_tokens.unwrap()
+}
+
+#[test]
+fn a_batch_with_parallel_one_is_the_single_calls() {
+    let reqs: Vec<Request> = distinct_turns().into_iter().take(2).map(|(_, _, r)| r).collect();
+    let singles: Vec<String> = reqs.iter().map(|r| shared().generate(r).unwrap().text).collect();
+    let batch: Vec<String> = shared().generate_batch(&reqs).into_iter().map(|r| r.unwrap().text).collect();
+    assert_eq!(batch, singles);
+}
+
+#[test]
+fn a_batch_larger_than_the_context_holds_runs_in_turns() {
+    // A context where one L2 with its reply fits, two do not beside each
+    // other (even sharing their opening).
+    let reqs: Vec<Request> = distinct_turns().into_iter().map(|(_, _, r)| r).collect();
+    let n = reqs.iter().map(reply_prompt_tokens).max().unwrap();
+    let model = LocalModel::new(LocalOptions { parallel: 4, context_tokens: n + 70, ..options(gguf()) });
+    for (i, reply) in model.generate_batch(&reqs).into_iter().enumerate() {
+        let reply = reply.unwrap_or_else(|e| panic!("request {i}: {e}"));
+        assert!(reply.usage.completion_tokens.unwrap() >= 1);
+    }
+    // A prompt that can never fit is a bad reply of its own, the others
+    // are answered.
+    let mut huge = reqs[0].clone();
+    huge.messages.last_mut().unwrap().content = "memory ".repeat(n as usize);
+    let replies = model.generate_batch(&[reqs[1].clone(), huge, reqs[2].clone()]);
+    assert!(replies[0].is_ok() && replies[2].is_ok(), "{replies:?}");
+    assert!(matches!(&replies[1], Err(ModelError::BadReply(m)) if m.contains("exceeds the context")), "{replies:?}");
 }

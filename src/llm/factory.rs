@@ -54,6 +54,7 @@ fn local(config: &Config, paths: &Paths, verbose: u8) -> Result<Box<dyn MemoryMo
         context_tokens: m.context_tokens,
         seed: m.seed,
         verbose_log: verbose >= 2,
+        parallel: m.parallel,
     })))
 }
 

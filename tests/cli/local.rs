@@ -54,6 +54,93 @@ fn local_model_summarizes_every_turn_and_the_session_and_every_summary_gets_a_ve
     env.assert_check();
 }
 
+/// The embedded model with `parallel` calls decoded together.
+fn local_parallel_env(parallel: usize) -> Env {
+    let gguf = require_real_file(&real_data_dir().join("models/SmolLM2-135M-Instruct.Q4_1.gguf"));
+    Env::new().with_config(&format!(
+        "[memory_model]\nbackend = \"local\"\nmodel_path = \"{}\"\nthreads = 2\nparallel = {parallel}\n\
+         [summaries]\nmax_tokens = 60\ntemperature = 0.0",
+        gguf.display()
+    ))
+}
+
+/// Turns about distinct made-up services, in three sessions.
+const SERVICES: [&str; 9] =
+    ["KESTREL", "ORCHID", "PELICAN", "MARLIN", "LANTERN", "GRANITE", "WILLOW", "SPARROW", "CINDER"];
+
+fn capture_services(env: &Env, services: &[&str]) {
+    let at = minutes_ago(30);
+    for (i, name) in services.iter().enumerate() {
+        let session = format!("s{}", i % 3);
+        let (user, assistant) = (
+            format!("Why does the service {name} restart at night?"),
+            format!("{name} restarts because its cron job runs at 02:00."),
+        );
+        env.capture(&session, &user, &assistant, &["--project", "p", "--at", &at]).ok();
+    }
+}
+
+#[test]
+fn local_model_with_parallel_calls_stores_every_l2_and_folds_every_session() {
+    let env = local_parallel_env(4);
+    capture_services(&env, &SERVICES);
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!(r["summarized"]["l2"], 9, "{r}");
+    assert_eq!(r["closed_sessions"], 3, "{r}");
+    for session in ["s0", "s1", "s2"] {
+        let show = env.show(session);
+        let turns = show["turns"].as_array().unwrap();
+        assert_eq!(turns.len(), 3);
+        for t in turns {
+            let l2 = t["l2"].as_str().unwrap_or_else(|| panic!("no L2: {t}"));
+            assert!(!l2.trim().is_empty() && !l2.contains("<|"), "{l2}");
+            assert_eq!(t["state"], "folded", "{t}");
+            // Each L2 is its own turn's (a reply is never handed to
+            // another sequence's request): it names no other service.
+            let user = t["user"].as_str().unwrap_or_default();
+            for other in SERVICES.iter().filter(|s| !user.contains(*s)) {
+                assert!(!l2.contains(other), "L2 of {user:?} names {other}: {l2}");
+            }
+        }
+        let l3 = show["summaries"].as_array().unwrap().iter().filter(|s| s["level"] == 3).count();
+        assert!(l3 >= 1, "session {session} is folded: {show}");
+    }
+    let n: i64 = env
+        .sql()
+        .query_row("SELECT count(*) FROM turns WHERE l2_model = 'local:SmolLM2-135M-Instruct.Q4_1.gguf'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(n, 9);
+    env.assert_check();
+}
+
+#[test]
+fn max_seconds_interrupts_a_local_batch_and_its_turns_stay_pending_without_an_attempt() {
+    let env = local_parallel_env(4);
+    let names: Vec<String> = (0..4).flat_map(|k| SERVICES.iter().map(move |s| format!("{s}{k}"))).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    capture_services(&env, &names);
+    // Loading takes a fraction of a second, a step of four L2s about a
+    // second on 2 cores: the deadline comes with a batch in flight.
+    let r = env.run(&["summarize", "--once", "--json", "--max-seconds", "3"]).ok().json();
+    assert!(r["remaining"].as_u64().unwrap() > 0, "the deadline came mid-pass: {r}");
+    let rows: Vec<(i64, String, Option<String>, Option<String>)> = {
+        let db = env.sql();
+        let mut q = db.prepare("SELECT attempts, l2_state, l2, lease_owner FROM turns").unwrap();
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert_eq!(rows.len(), 36);
+    let pending = rows.iter().filter(|(_, state, _, _)| state == "pending").count();
+    assert!(pending > 0, "{rows:?}");
+    for (attempts, state, l2, lease) in &rows {
+        assert_eq!((*attempts, lease), (0, &None), "no attempt counted, no claim left: {rows:?}");
+        assert_eq!(state == "pending", l2.is_none(), "{rows:?}");
+    }
+    env.assert_check();
+}
+
 #[test]
 fn a_missing_gguf_is_exit_69_naming_the_path_and_touches_nothing() {
     let env = Env::new().with_config("[memory_model]\nbackend = \"local\"\nmodel_path = \"/nonexistent/model.gguf\"");
