@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::display::one_line;
 use crate::exit::{fail, Exit};
 use crate::paths::Paths;
 
@@ -140,18 +141,23 @@ pub struct Summaries {
     pub min_episodes: u64,
     pub max_summary_tokens: u64,
     pub max_input_chars: usize,
+    #[serde(serialize_with = "as_typed")]
     pub temperature: f32,
     pub max_tokens: u32,
     /// Which signals split a session into topic segments.
     pub segmenter: crate::pipeline::segment::Mode,
     /// Segmenter score above which a new segment starts.
+    #[serde(serialize_with = "as_typed")]
     pub segment_threshold: f32,
     /// Weight of lexical novelty (shared words) beside semantic novelty.
+    #[serde(serialize_with = "as_typed")]
     pub lexical_weight: f32,
     /// Added to the score after a pause of summary_pause_minutes (less for shorter ones).
+    #[serde(serialize_with = "as_typed")]
     pub pause_weight: f32,
     /// Added when the user announces a new topic ("different question");
     /// two thirds of it subtracted when the user refers back ("it", "that").
+    #[serde(serialize_with = "as_typed")]
     pub cue_weight: f32,
 }
 
@@ -307,7 +313,7 @@ pub fn load_maybe_absent(paths: &Paths, explicit: Option<&Path>) -> Result<Loade
 pub fn load_for_capture(paths: &Paths, explicit: Option<&Path>) -> Result<(Loaded, Option<anyhow::Error>)> {
     match load(paths, explicit) {
         Ok(l) => Ok((l, None)),
-        Err(e) if crate::exit::code_of(&e) == Exit::Config => {
+        Err(e) if crate::exit::code_of(&e, &[]) == Exit::Config => {
             let partial = load_sections(paths, explicit, explicit.is_some(), Some(CAPTURE_SECTIONS))?;
             Ok((partial, Some(e)))
         }
@@ -368,8 +374,10 @@ fn validate(table: &toml::Table, path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// An `f32` setting serialised as written (`temperature = 0.2`, not the
+/// `0.20000000298023224` of its plain widening to `f64`).
+fn as_typed<S: serde::Serializer>(x: &f32, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(crate::display::plain_f64(*x))
 }
 
 fn merge(into: &mut toml::Table, from: toml::Table) {
@@ -487,4 +495,28 @@ impl Config {
 /// Read a config file for `config show` with context.
 pub fn read_file(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_show_prints_f32_settings_as_written() {
+        let shown = toml::to_string_pretty(&Config::default()).unwrap();
+        for line in [
+            "temperature = 0.2\n",
+            "segment_threshold = 0.9\n",
+            "lexical_weight = 0.3\n",
+            "pause_weight = 0.15\n",
+            "cue_weight = 0.3\n",
+        ] {
+            assert!(shown.contains(line), "{line:?} missing from:\n{shown}");
+        }
+        let json = serde_json::to_value(&Config::default()).unwrap();
+        assert_eq!(json["summaries"]["temperature"].to_string(), "0.2");
+        // And what is printed reads back to the same setting.
+        let back: Config = toml::from_str(&shown).unwrap();
+        assert_eq!(back.summaries, Config::default().summaries);
+    }
 }

@@ -28,6 +28,19 @@ pub fn column_width<'a>(values: impl IntoIterator<Item = &'a str>, min: usize) -
     values.into_iter().map(|v| v.chars().count()).max().unwrap_or(0).clamp(min, MAX_COLUMN.max(min))
 }
 
+/// Whitespace collapsed: one line, words separated by single spaces (a
+/// preview, an error message quoted from elsewhere). Control characters are
+/// not escaped here; pass the result through [`line`] to show it.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An `f32` setting as the `f64` that prints as it was written (`0.2`,
+/// not `0.20000000298023224`): the shortest decimal of the `f32`.
+pub fn plain_f64(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
+}
+
 fn escape(s: &str, keep_lines: bool) -> String {
     if !s.chars().any(|c| needs_escape(c, keep_lines)) {
         return s.to_string();
@@ -67,6 +80,20 @@ mod tests {
         assert_eq!(text("a\nb\tc\r\x1b[2J"), "a\nb\tc\\x0d\\x1b[2J");
         assert_eq!(text("\u{9b}31m \u{202e}txt"), "\\u{9b}31m \\u{202e}txt");
         assert_eq!(text("plain – ünïcödé 文字"), "plain – ünïcödé 文字");
+    }
+
+    #[test]
+    fn one_line_collapses_every_run_of_whitespace() {
+        assert_eq!(one_line("  a\n\tb   c \r\n"), "a b c");
+        assert_eq!(one_line(""), "");
+    }
+
+    #[test]
+    fn f32_settings_print_as_written() {
+        assert_eq!(plain_f64(0.2).to_string(), "0.2");
+        assert_eq!(plain_f64(0.35).to_string(), "0.35");
+        assert_eq!(plain_f64(1.0).to_string(), "1");
+        assert_ne!(f64::from(0.2f32).to_string(), "0.2", "the plain widening is what this avoids");
     }
 
     #[test]

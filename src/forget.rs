@@ -122,7 +122,7 @@ pub fn select(conn: &Connection, sel: &Selector) -> Result<Vec<DoomedTurn>> {
 }
 
 fn preview(text: &str) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one = crate::display::one_line(text);
     if one.chars().count() > 60 {
         format!("{}…", one.chars().take(60).collect::<String>())
     } else {

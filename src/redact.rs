@@ -23,6 +23,7 @@ fn builtin_regex(pattern: &str) -> std::result::Result<BytesRegex, regex::Error>
 
 use crate::capture::TurnInput;
 use crate::config::Privacy;
+use crate::display::one_line;
 use crate::exit::{fail, Exit};
 
 /// The text every marker starts with.
@@ -490,10 +491,6 @@ impl Redactor {
     fn allowed(&self, secret: &str) -> bool {
         self.allow.iter().any(|a| a.is_match(secret))
     }
-}
-
-fn one_line(e: &str) -> String {
-    e.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Redact the texts of one turn in place, before anything is stored or

@@ -48,7 +48,7 @@ fn clean_once(raw: &str) -> String {
         }
         text = next;
     }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::display::one_line(&text)
 }
 
 /// True when the reply is the single token NO_MERGE (any case, `NO MERGE`
