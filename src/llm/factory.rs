@@ -4,45 +4,44 @@
 
 use std::time::Duration;
 
+use super::http::{HttpModel, HttpOptions, Ollama, OpenAi, WireFormat};
 use super::{MemoryModel, ModelError};
-use crate::config::{Backend, Config};
+use crate::config::{Backend, Config, MemoryModelConfig};
 use crate::paths::Paths;
 
 pub fn from_config(config: &Config, paths: &Paths, verbose: u8) -> Result<Box<dyn MemoryModel>, ModelError> {
     let m = &config.memory_model;
     match m.backend {
-        Backend::Openai | Backend::Ollama => {
-            let api_key = match m.api_key_env.as_deref().filter(|s| !s.is_empty()) {
-                Some(var) => Some(std::env::var(var).map_err(|_| {
-                    ModelError::Refused(format!(
-                        "[memory_model] api_key_env names {var}, which is not set in the environment"
-                    ))
-                })?),
-                None => None,
-            };
-            if api_key.is_some() && !key_may_travel(&m.url) {
-                return Err(ModelError::Refused(format!(
-                    "[memory_model] url {} is plain http to another machine: the API key named by api_key_env \
-                     would travel in clear text; use a server on this machine or unset api_key_env",
-                    m.url
-                )));
-            }
-            let opts = super::http::HttpOptions {
-                url: m.url.clone(),
-                model: m.model.clone(),
-                api_key,
-                timeout: Duration::from_secs(m.timeout_seconds.max(1)),
-                retries: m.retries,
-                tls: m.ca_file.as_deref().map(super::http::tls_with_ca).transpose()?,
-            };
-            Ok(if m.backend == Backend::Openai {
-                Box::new(super::http::OpenAiModel::new(opts))
-            } else {
-                Box::new(super::http::OllamaModel::new(opts))
-            })
-        }
+        Backend::Openai => http::<OpenAi>(m),
+        Backend::Ollama => http::<Ollama>(m),
         Backend::Local => local(config, paths, verbose),
     }
+}
+
+/// An HTTP backend speaking `W` (see `llm/http/`).
+fn http<W: WireFormat + 'static>(m: &MemoryModelConfig) -> Result<Box<dyn MemoryModel>, ModelError> {
+    let api_key = match m.api_key_env.as_deref().filter(|s| !s.is_empty()) {
+        Some(var) => Some(std::env::var(var).map_err(|_| {
+            ModelError::Refused(format!("[memory_model] api_key_env names {var}, which is not set in the environment"))
+        })?),
+        None => None,
+    };
+    if api_key.is_some() && !key_may_travel(&m.url) {
+        return Err(ModelError::Refused(format!(
+            "[memory_model] url {} is plain http to another machine: the API key named by api_key_env \
+             would travel in clear text; use a server on this machine or unset api_key_env",
+            m.url
+        )));
+    }
+    let opts = HttpOptions {
+        url: m.url.clone(),
+        model: m.model.clone(),
+        api_key,
+        timeout: Duration::from_secs(m.timeout_seconds.max(1)),
+        retries: m.retries,
+        tls: m.ca_file.as_deref().map(super::http::tls_with_ca).transpose()?,
+    };
+    Ok(Box::new(HttpModel::<W>::new(opts)))
 }
 
 #[cfg(feature = "local")]
