@@ -45,29 +45,29 @@ pub fn fail(exit: Exit, message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Coded { exit, message: message.into() })
 }
 
-/// The exit code for an error: the first `Coded` in its chain, a model error
-/// class, else 1.
-pub fn code_of(err: &anyhow::Error) -> Exit {
-    for cause in err.chain() {
-        if let Some(c) = cause.downcast_ref::<Coded>() {
-            return c.exit;
-        }
-        if let Some(m) = cause.downcast_ref::<crate::llm::ModelError>() {
-            return match m {
-                crate::llm::ModelError::Unavailable(_) => Exit::Unavailable,
-                crate::llm::ModelError::Interrupted => Exit::Interrupted,
-                crate::llm::ModelError::Refused(_) => Exit::Config,
-                crate::llm::ModelError::BadReply(_) => Exit::Failed,
-            };
-        }
-        if let Some(e) = cause.downcast_ref::<crate::embed::EmbedError>() {
-            return match e {
-                crate::embed::EmbedError::Unavailable(_) => Exit::Unavailable,
-                crate::embed::EmbedError::Failed(_) => Exit::Failed,
-            };
-        }
-    }
-    Exit::Failed
+/// An error type that decides its own exit code. The memory model's and
+/// the embedder's errors implement it where they are defined, so this
+/// module knows none of them.
+pub trait ExitStatus: std::error::Error + Send + Sync + 'static {
+    fn exit(&self) -> Exit;
+}
+
+/// Finds one [`ExitStatus`] type in an error's chain (see [`class`]).
+pub type Class = fn(&(dyn std::error::Error + 'static)) -> Option<Exit>;
+
+/// The [`Class`] of the error type `E`: its exit code when a cause is an `E`.
+pub fn class<E: ExitStatus>(cause: &(dyn std::error::Error + 'static)) -> Option<Exit> {
+    cause.downcast_ref::<E>().map(ExitStatus::exit)
+}
+
+/// The exit code for an error: the first cause in its chain that is a
+/// [`Coded`] or one of `classes`, else 1.
+pub fn code_of(err: &anyhow::Error, classes: &[Class]) -> Exit {
+    err.chain()
+        .find_map(|cause| {
+            cause.downcast_ref::<Coded>().map(|c| c.exit).or_else(|| classes.iter().find_map(|c| c(cause)))
+        })
+        .unwrap_or(Exit::Failed)
 }
 
 /// The text printed for `--help`'s exit-status section and the man page.
@@ -80,3 +80,36 @@ pub const EXIT_STATUS_HELP: &str = "Exit status:
   75   skipped: another run holds the lock
   78   bad configuration (unknown key, refused model request, database too new)
   130  interrupted";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Down;
+
+    impl fmt::Display for Down {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("down")
+        }
+    }
+
+    impl std::error::Error for Down {}
+
+    impl ExitStatus for Down {
+        fn exit(&self) -> Exit {
+            Exit::Unavailable
+        }
+    }
+
+    #[test]
+    fn the_first_coded_or_classified_cause_decides_the_exit_code() {
+        let classes: &[Class] = &[class::<Down>];
+        let deep = anyhow::Error::new(Down).context("summarizing s1").context("pass");
+        assert_eq!(code_of(&deep, classes), Exit::Unavailable);
+        assert_eq!(code_of(&deep, &[]), Exit::Failed, "an unlisted class is a plain failure");
+        let coded = fail(Exit::Config, "bad key").context("reading config");
+        assert_eq!(code_of(&coded, classes), Exit::Config);
+        assert_eq!(code_of(&anyhow::anyhow!("plain"), classes), Exit::Failed);
+    }
+}

@@ -1,6 +1,14 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use ragger::embed::EmbedError;
+use ragger::exit::{class, Class};
+use ragger::llm::ModelError;
+
+/// The domain errors that decide their own exit code (each implements
+/// `exit::ExitStatus` beside its definition); any other error exits 1
+/// unless it carries an `exit::Coded`.
+const ERROR_CLASSES: &[Class] = &[class::<ModelError>, class::<EmbedError>];
 
 fn main() -> ExitCode {
     ragger::signals::reset_sigpipe();
@@ -19,7 +27,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("ragger: {err:#}");
-            ExitCode::from(ragger::exit::code_of(&err).code() as u8)
+            ExitCode::from(ragger::exit::code_of(&err, ERROR_CLASSES).code() as u8)
         }
     }
 }

@@ -8,6 +8,7 @@ mod model;
 pub mod runtime;
 
 use std::fmt;
+use std::hash::Hasher;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -32,6 +33,15 @@ impl fmt::Display for EmbedError {
 
 impl std::error::Error for EmbedError {}
 
+impl crate::exit::ExitStatus for EmbedError {
+    fn exit(&self) -> crate::exit::Exit {
+        match self {
+            EmbedError::Unavailable(_) => crate::exit::Exit::Unavailable,
+            EmbedError::Failed(_) => crate::exit::Exit::Failed,
+        }
+    }
+}
+
 /// Resolved options (the caller fills defaults from config and paths).
 #[derive(Clone, Debug)]
 pub struct EmbedOptions {
@@ -55,26 +65,14 @@ pub fn model_id_for(opts: &EmbedOptions) -> Option<String> {
     let size = file.metadata().ok()?.len();
     let mut head = Vec::with_capacity(1 << 20);
     file.by_ref().take(1 << 20).read_to_end(&mut head).ok()?;
-    let mut h = Fnv64::new();
+    // FNV-1a: stable across builds and platforms (std's hasher is not),
+    // so ids stored by one build match the next.
+    let mut h = fnv::FnvHasher::default();
     h.write(&size.to_le_bytes());
     h.write(&(max_seq_length(&opts.model_dir) as u64).to_le_bytes());
     h.write(&head);
     let name = opts.model_dir.file_name().and_then(|n| n.to_str()).unwrap_or("model");
-    Some(format!("{name}:{:016x}", h.0))
-}
-
-/// FNV-1a, 64 bit: stable across builds and platforms (std's hasher is not).
-struct Fnv64(u64);
-
-impl Fnv64 {
-    fn new() -> Fnv64 {
-        Fnv64(0xcbf2_9ce4_8422_2325)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
+    Some(format!("{name}:{:016x}", h.finish()))
 }
 
 /// Loads the embedder on first use and keeps it (or the error) for the rest
@@ -131,7 +129,9 @@ mod tests {
         std::fs::create_dir_all(&o.model_dir).unwrap();
         std::fs::write(o.model_dir.join("model.onnx"), b"one").unwrap();
         let a = model_id_for(&o).unwrap();
-        assert!(a.starts_with("m:"), "{a}");
+        // FNV-1a 64 of (size 3, max length 512, "one"), as every earlier
+        // build stored it: the id must not change with the hasher's code.
+        assert_eq!(a, "m:5abe7b0b5b5d7274");
         assert_eq!(model_id_for(&o).unwrap(), a);
         std::fs::write(o.model_dir.join("model.onnx"), b"two").unwrap();
         assert_ne!(model_id_for(&o).unwrap(), a);

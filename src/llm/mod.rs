@@ -105,6 +105,18 @@ impl fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
+impl crate::exit::ExitStatus for ModelError {
+    fn exit(&self) -> crate::exit::Exit {
+        use crate::exit::Exit;
+        match self {
+            ModelError::Unavailable(_) => Exit::Unavailable,
+            ModelError::Interrupted => Exit::Interrupted,
+            ModelError::Refused(_) => Exit::Config,
+            ModelError::BadReply(_) => Exit::Failed,
+        }
+    }
+}
+
 /// One memory model backend.
 pub trait MemoryModel: Send + Sync {
     /// Human description for `doctor` and errors: backend plus URL or path.
@@ -258,6 +270,17 @@ mod tests {
 
     fn request(max_tokens: u32) -> Request {
         Request { messages: vec![Message::user("x")], temperature: 0.0, max_tokens, stop: vec![] }
+    }
+
+    #[test]
+    fn each_model_error_class_has_its_exit_code() {
+        use crate::exit::{code_of, Exit, ExitStatus};
+        assert_eq!(ModelError::Unavailable("x".into()).exit(), Exit::Unavailable);
+        assert_eq!(ModelError::Interrupted.exit(), Exit::Interrupted);
+        assert_eq!(ModelError::Refused("x".into()).exit(), Exit::Config);
+        assert_eq!(ModelError::BadReply("x".into()).exit(), Exit::Failed);
+        let err = anyhow::Error::new(ModelError::Refused("401".into())).context("preflight");
+        assert_eq!(code_of(&err, &[crate::exit::class::<ModelError>]), Exit::Config);
     }
 
     #[test]
