@@ -1,0 +1,308 @@
+//! Secret redaction: value-shaped detectors that replace API keys, tokens,
+//! private keys and passwords with a marker before a turn is stored,
+//! hashed or sent to a model. The marker keeps the kind and, for provider
+//! key formats, the format's public prefix and two characters, so the turn
+//! stays readable and searchable: `[REDACTED:openai-key sk-proj-AB…]`.
+//!
+//! Precision over recall: a detector matches the shape of a value (a known
+//! prefix, a JWT's three parts, a PEM block, a password in a URL, a
+//! `password=` assignment whose value looks random), never a word.
+//! Redacting is idempotent: a marker matches no detector.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use anyhow::Result;
+use regex::bytes::{Regex as BytesRegex, RegexBuilder};
+use regex::Regex;
+use regex_lite::Regex as LiteRegex;
+
+fn builtin_regex(pattern: &str) -> std::result::Result<BytesRegex, regex::Error> {
+    RegexBuilder::new(pattern).unicode(false).build()
+}
+
+mod detectors;
+
+use detectors::{assignment_kind, BUILTIN};
+
+use crate::capture::TurnInput;
+use crate::config::Privacy;
+use crate::display::one_line;
+use crate::exit::{fail, Exit};
+
+/// The text every marker starts with.
+pub const MARKER: &str = "[REDACTED:";
+
+/// How much of a matched secret the marker shows.
+#[derive(Clone, Copy)]
+pub(crate) enum Show {
+    /// Nothing but the kind.
+    Nothing,
+    /// The named group `p` (the format's public prefix) and two more chars.
+    PrefixAndTwo,
+}
+
+/// An extra test on the secret span, for shapes a regex cannot say.
+pub(crate) type Check = fn(&str) -> bool;
+
+struct Detector {
+    kind: Cow<'static, str>,
+    /// Lower-case strings of which one must be in the text; empty: always run.
+    anchors: &'static [&'static str],
+    tail: usize,
+    run: usize,
+    pattern: Cow<'static, str>,
+    /// Compiled on first need: regex-lite for short texts (it compiles in
+    /// microseconds; a capture is one short turn), the `regex` crate for
+    /// long ones (it compiles in a few hundred microseconds but scans a
+    /// megabyte in about one millisecond, where regex-lite takes 150).
+    lite: OnceLock<LiteRegex>,
+    full: OnceLock<BytesRegex>,
+    show: Show,
+    check: Option<Check>,
+}
+
+/// Texts at least this long are scanned with the `regex` crate.
+const LONG_TEXT: usize = 16 << 10;
+
+/// Byte ranges of one match and of its named groups.
+struct Hit {
+    whole: std::ops::Range<usize>,
+    s: Option<std::ops::Range<usize>>,
+    k: Option<std::ops::Range<usize>>,
+    p: Option<std::ops::Range<usize>>,
+}
+
+impl Detector {
+    /// The patterns are ASCII-only (`\s`, `(?i)`, word boundaries) in both
+    /// engines; their classes are ASCII or negated ASCII sets, so a span
+    /// holds whole UTF-8 characters (checked anyway before slicing).
+    /// A user's pattern (`custom`) always runs on the `regex` crate.
+    fn find_at(&self, text: &str, at: usize) -> Option<Hit> {
+        if text.len() < LONG_TEXT && self.anchors_known() {
+            let re = self.lite.get_or_init(|| LiteRegex::new(&self.pattern).expect("checked by a test"));
+            let c = re.captures_at(text, at)?;
+            let r = |n: &str| c.name(n).map(|m| m.range());
+            return Some(Hit { whole: c.get(0).expect("group 0").range(), s: r("s"), k: r("k"), p: r("p") });
+        }
+        let re = self.full.get_or_init(|| builtin_regex(&self.pattern).expect("checked by a test"));
+        let c = re.captures_at(text.as_bytes(), at)?;
+        let r = |n: &str| c.name(n).map(|m| m.range());
+        Some(Hit { whole: c.get(0).expect("group 0").range(), s: r("s"), k: r("k"), p: r("p") })
+    }
+
+    /// Built-in detectors have anchors; a user's pattern has none.
+    fn anchors_known(&self) -> bool {
+        !self.anchors.is_empty()
+    }
+}
+
+/// The compiled rules: built-in detectors, the user's extra patterns and
+/// allow-list. Build once per process.
+pub struct Redactor {
+    detectors: Vec<Detector>,
+    allow: Vec<Regex>,
+}
+
+impl Redactor {
+    /// Compile the built-in detectors, then the user's. With `redact =
+    /// false` the redactor changes nothing.
+    pub fn new(p: &Privacy) -> Result<Redactor> {
+        let mut detectors = Vec::new();
+        if p.redact {
+            for b in BUILTIN {
+                detectors.push(Detector {
+                    kind: Cow::Borrowed(b.kind),
+                    anchors: b.anchors,
+                    tail: b.tail,
+                    run: b.run,
+                    pattern: Cow::Borrowed(b.pattern),
+                    lite: OnceLock::new(),
+                    full: OnceLock::new(),
+                    show: b.show,
+                    check: b.check,
+                });
+            }
+            for (i, pat) in p.extra_patterns.iter().enumerate() {
+                let re = BytesRegex::new(pat).map_err(|e| {
+                    fail(
+                        Exit::Config,
+                        format!("[privacy] extra_patterns[{i}] is not a valid regex: {}", one_line(&e.to_string())),
+                    )
+                })?;
+                detectors.push(Detector {
+                    kind: Cow::Borrowed("custom"),
+                    anchors: &[],
+                    tail: 0,
+                    run: 0,
+                    pattern: Cow::Owned(pat.clone()),
+                    lite: OnceLock::new(),
+                    full: OnceLock::from(re),
+                    show: Show::Nothing,
+                    check: None,
+                });
+            }
+        }
+        let mut allow = Vec::new();
+        for (i, pat) in p.allow.iter().enumerate() {
+            allow.push(Regex::new(pat).map_err(|e| {
+                fail(Exit::Config, format!("[privacy] allow[{i}] is not a valid regex: {}", one_line(&e.to_string())))
+            })?);
+        }
+        Ok(Redactor { detectors, allow })
+    }
+
+    /// Whether this redactor changes anything at all.
+    pub fn enabled(&self) -> bool {
+        !self.detectors.is_empty()
+    }
+
+    /// Replace every secret in `text` by a marker; returns the text
+    /// (borrowed when unchanged) and the number of secrets replaced.
+    pub fn redact<'a>(&self, text: &'a str) -> (Cow<'a, str>, usize) {
+        let mut out: Cow<'a, str> = Cow::Borrowed(text);
+        let mut total = 0;
+        // Anchors are looked up in the original text: a marker that an
+        // earlier detector wrote never makes a later one match.
+        let lower = text.to_ascii_lowercase();
+        let longest_run = longest_base64_run(text);
+        for d in &self.detectors {
+            if !candidate(&lower, d.anchors, d.tail, d.run, longest_run) {
+                continue;
+            }
+            let mut n = 0;
+            let mut buf = String::with_capacity(out.len());
+            let mut last = 0;
+            let mut at = 0;
+            while let Some(hit) = d.find_at(&out, at) {
+                let whole = hit.whole.clone();
+                // A skipped assignment resumes after its name, so `user:
+                // password=…` still finds the password.
+                at = hit.k.as_ref().map_or(whole.end, |k| k.end).max(whole.start + 1);
+                let span = hit.s.clone().unwrap_or(whole.clone());
+                if span.start < last || !out.is_char_boundary(span.start) || !out.is_char_boundary(span.end) {
+                    continue;
+                }
+                let secret = &out[span.clone()];
+                let kind = match &hit.k {
+                    None => &*d.kind,
+                    Some(k) => match out.get(k.clone()).and_then(assignment_kind) {
+                        Some((kind, min)) if secret.len() >= min => kind,
+                        _ => continue,
+                    },
+                };
+                if secret.contains(MARKER) || d.check.is_some_and(|c| !c(secret)) || self.allowed(secret) {
+                    continue;
+                }
+                buf.push_str(&out[last..span.start]);
+                buf.push_str(MARKER);
+                buf.push_str(kind);
+                if let (Show::PrefixAndTwo, Some(p)) = (d.show, &hit.p) {
+                    let keep = p.end - span.start;
+                    let shown: String = secret.chars().take(keep + 2).collect();
+                    buf.push(' ');
+                    buf.push_str(&shown);
+                    buf.push('…');
+                }
+                buf.push(']');
+                last = span.end;
+                at = at.max(whole.end);
+                n += 1;
+            }
+            if n > 0 {
+                buf.push_str(&out[last..]);
+                out = Cow::Owned(buf);
+                total += n;
+            }
+        }
+        (out, total)
+    }
+
+    fn allowed(&self, secret: &str) -> bool {
+        self.allow.iter().any(|a| a.is_match(secret))
+    }
+}
+
+fn key_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// Whether `lower` (the text in lower case) may hold a match: one anchor
+/// followed by `tail` key characters, and a base64 run of `run`.
+fn candidate(lower: &str, anchors: &[&str], tail: usize, run: usize, longest_run: usize) -> bool {
+    if run > longest_run {
+        return false;
+    }
+    if anchors.is_empty() {
+        return true;
+    }
+    let b = lower.as_bytes();
+    anchors.iter().any(|a| {
+        lower.match_indices(a).any(|(i, _)| {
+            let from = i + a.len();
+            tail == 0 || (b.len() >= from + tail && b[from..from + tail].iter().all(|&c| key_char(c)))
+        })
+    })
+}
+
+/// The longest run of base64 characters (`[A-Za-z0-9+/_-]`) in the text.
+fn longest_base64_run(text: &str) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for &c in text.as_bytes() {
+        if key_char(c) || c == b'+' || c == b'/' {
+            cur += 1;
+            best = best.max(cur);
+        } else {
+            cur = 0;
+        }
+    }
+    best
+}
+
+/// Redact the texts of one turn in place, before anything is stored or
+/// hashed from them; returns the number of secrets replaced. Every door
+/// of capture (flags, `--stdin`, import, hooks) calls this.
+pub fn redact_turn(r: &Redactor, input: &mut TurnInput) -> usize {
+    let mut n = 0;
+    for field in [&mut input.user, &mut input.assistant] {
+        let (text, k) = r.redact(field);
+        if k > 0 {
+            *field = text.into_owned();
+            n += k;
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Run by scripts/bench/redaction.sh: the cost of the first redaction in
+/// a process (patterns compiled on demand) and of a long text.
+#[cfg(test)]
+mod cost {
+    use std::time::{Duration, Instant};
+
+    #[test]
+    #[ignore = "timing, printed for BENCHMARKS.md by scripts/bench/redaction.sh"]
+    fn first_call_and_long_text() {
+        let t = Instant::now();
+        let r = super::Redactor::new(&crate::config::Privacy::default()).unwrap();
+        let (_, a) = r.redact("My key is sk-proj-ABCDEF1234567890abcdef1234567890 and the database is postgres://admin:hunter2@db:5432/app; why does the deploy fail with 401?");
+        let (_, b) = r.redact("The key was revoked: create a new one, store it in the secret manager, and rotate the database password too.");
+        let first = t.elapsed();
+        assert_eq!(a + b, 2);
+        let t = Instant::now();
+        let (_, plain) =
+            r.redact("How do I rotate the logs every night, and keep a week of them compressed? Use logrotate.");
+        let plain_t = t.elapsed();
+        assert_eq!(plain, 0);
+        let chunk = "the token key: value and secret password sk-learn https://host/x?a=b eyJ aws AKIA authorization bearer xox ";
+        let text = chunk.repeat((1 << 20) / chunk.len());
+        let t = Instant::now();
+        r.redact(&text);
+        let long = t.elapsed();
+        eprintln!("redaction in-process: first turn with secrets {first:?} (compiling included), plain turn {plain_t:?}, 1 MiB of trigger words {long:?}");
+        assert!(first < Duration::from_millis(50) && long < Duration::from_secs(2));
+    }
+}

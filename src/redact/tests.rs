@@ -1,0 +1,67 @@
+use super::*;
+
+fn on() -> Redactor {
+    Redactor::new(&Privacy::default()).unwrap()
+}
+
+#[test]
+fn the_issue_example_keeps_kind_prefix_and_surrounding_words() {
+    let (t, n) =
+        on().redact("key sk-proj-ABCDEF1234567890abcdef1234567890 and postgres://admin:hunter2@db:5432/app ok");
+    assert_eq!(n, 2, "{t}");
+    assert_eq!(t, "key [REDACTED:openai-key sk-proj-AB…] and postgres://admin:[REDACTED:url-password]@db:5432/app ok");
+}
+
+#[test]
+fn redacting_twice_changes_nothing_more() {
+    let r = on();
+    let text = "AKIAIOSFODNN7EXAMPLE secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY; token=ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let (once, n) = r.redact(text);
+    assert!(n >= 2, "{once}");
+    let (twice, m) = r.redact(&once);
+    assert_eq!(m, 0, "{twice}");
+    assert_eq!(once, twice);
+}
+
+#[test]
+fn a_harmless_assignment_does_not_hide_a_password_after_it() {
+    let (t, n) = on().redact("user: password=Xy7abc123!Qz");
+    assert_eq!((t.as_ref(), n), ("user: password=[REDACTED:password]", 1));
+}
+
+#[test]
+fn unchanged_text_is_borrowed() {
+    assert!(matches!(on().redact("nothing secret here, commit 3f2a9c1e").0, Cow::Borrowed(_)));
+}
+
+#[test]
+fn allow_list_and_extra_patterns_apply_and_bad_regexes_name_the_key() {
+    let p = Privacy {
+        extra_patterns: vec![r"ACME-[0-9]{6}".into()],
+        allow: vec![r"^sk-proj-ABCDEF1234567890abcdef1234567890$".into()],
+        ..Privacy::default()
+    };
+    let (t, n) = Redactor::new(&p).unwrap().redact("sk-proj-ABCDEF1234567890abcdef1234567890 ACME-123456");
+    assert_eq!(n, 1);
+    assert_eq!(t, "sk-proj-ABCDEF1234567890abcdef1234567890 [REDACTED:custom]");
+    let bad = Privacy { extra_patterns: vec!["(".into()], ..Privacy::default() };
+    let e = Redactor::new(&bad).err().unwrap().to_string();
+    assert!(e.contains("[privacy] extra_patterns[0]"), "{e}");
+}
+
+#[test]
+fn every_builtin_pattern_compiles_and_its_anchors_are_lower_case() {
+    for b in BUILTIN {
+        builtin_regex(b.pattern).unwrap_or_else(|e| panic!("{}: {e}", b.kind));
+        LiteRegex::new(b.pattern).unwrap_or_else(|e| panic!("{}: {e}", b.kind));
+        assert!(!b.anchors.is_empty(), "{} needs anchors", b.kind);
+        assert!(b.anchors.iter().all(|a| *a == a.to_ascii_lowercase()), "{}", b.kind);
+    }
+}
+
+#[test]
+fn redact_false_changes_nothing() {
+    let r = Redactor::new(&Privacy { redact: false, ..Privacy::default() }).unwrap();
+    assert!(!r.enabled());
+    assert_eq!(r.redact("sk-proj-ABCDEF1234567890abcdef1234567890").1, 0);
+}
