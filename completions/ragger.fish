@@ -26,7 +26,7 @@ end
 
 complete -c ragger -n "__fish_ragger_needs_command" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_needs_command" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_needs_command" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_needs_command" -s q -l quiet -d 'Print nothing but errors'
@@ -64,7 +64,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand init" -l agent -d 'Print t
 codex\t'Codex CLI: `notify` and `mcp_servers` in ~/.codex/config.toml'"
 complete -c ragger -n "__fish_ragger_using_subcommand init" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand init" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand init" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand init" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand init" -l cron -d 'Add the housekeeping line to your crontab (with `crontab`)'
@@ -84,7 +84,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand capture" -l at -d 'Event t
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l id -d 'Idempotency key: the same key in the same session is stored once' -r
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand capture" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l stdin -d 'Read JSON Lines from stdin: {"session","project","user","assistant","at","id"}'
@@ -99,7 +99,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l max-seconds 
 complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l interval -d 'Worker loop: seconds between passes (SIGUSR1 wakes it early)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand summarize" -l once -d 'Run one pass and exit (housekeeping, what cron runs, includes one)'
@@ -111,7 +111,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand summarize" -s h -l help -d
 complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l max-seconds -d 'Stop taking new summarize work after S seconds (sessions are still closed)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l no-summarize -d 'Skip the summarize pass'
@@ -122,7 +122,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -l json -d '
 complete -c ragger -n "__fish_ragger_using_subcommand housekeeping" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand status" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand status" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand status" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand status" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand status" -s q -l quiet -d 'Print nothing but errors'
@@ -131,7 +131,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand status" -l json -d 'Machin
 complete -c ragger -n "__fish_ragger_using_subcommand status" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand failed" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand failed" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand failed" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand failed" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand failed" -s q -l quiet -d 'Print nothing but errors'
@@ -140,7 +140,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand failed" -l json -d 'Machin
 complete -c ragger -n "__fish_ragger_using_subcommand failed" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand retry" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand retry" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand retry" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand retry" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand retry" -l all -d 'Every failed item'
@@ -153,7 +153,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s n -l limit -d
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l since -d 'Only sessions with a turn since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l open -d 'Only open sessions (not yet closed by housekeeping)'
@@ -163,7 +163,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l json -d 'Mach
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand show" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand show" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand show" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand show" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand show" -l full -d 'Show each turn\'s texts whole, not cut to one line'
@@ -173,7 +173,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand show" -l json -d 'Machine-
 complete -c ragger -n "__fish_ragger_using_subcommand show" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand projects" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand projects" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand projects" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand projects" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand projects" -s q -l quiet -d 'Print nothing but errors'
@@ -188,7 +188,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand search" -l since -d 'Only 
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l min-score -d 'Hide hits scoring below this [default: [search] min_score, 0.3]; 0 shows every candidate' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand search" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand search" -s q -l quiet -d 'Print nothing but errors'
@@ -197,7 +197,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand search" -l json -d 'Machin
 complete -c ragger -n "__fish_ragger_using_subcommand search" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand embed" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand embed" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand embed" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand embed" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand embed" -l stdin -d 'Read texts from stdin, one per line'
@@ -207,7 +207,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand embed" -l json -d 'Machine
 complete -c ragger -n "__fish_ragger_using_subcommand embed" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l dry-run -d 'Print how many vectors are stale and change nothing'
@@ -217,7 +217,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand reembed" -l json -d 'Machi
 complete -c ragger -n "__fish_ragger_using_subcommand reembed" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand import" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand import" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand import" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand import" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand import" -l dry-run -d 'Count what would be stored and change nothing'
@@ -227,7 +227,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand import" -l json -d 'Machin
 complete -c ragger -n "__fish_ragger_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -s q -l quiet -d 'Print nothing but errors'
@@ -239,7 +239,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -s q -l quiet -d 'Print nothing but errors'
@@ -248,7 +248,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subc
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -s q -l quiet -d 'Print nothing but errors'
@@ -264,7 +264,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand context" -l limit-tokens -
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l query -d 'What the session is about: earlier segments matching it are listed [default: the key terms of the project summary and recent segments]' -r
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand context" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand context" -s q -l quiet -d 'Print nothing but errors'
@@ -273,7 +273,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand context" -l json -d 'Machi
 complete -c ragger -n "__fish_ragger_using_subcommand context" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand mcp" -s q -l quiet -d 'Print nothing but errors'
@@ -282,7 +282,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand mcp" -l json -d 'Machine-r
 complete -c ragger -n "__fish_ragger_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand check" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand check" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand check" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand check" -s q -l quiet -d 'Print nothing but errors'
@@ -296,7 +296,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand forget" -l before -d 'Turn
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -l match -d 'Turns whose text or turn summary contains TEXT (case-insensitive)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand forget" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -l dry-run -d 'List the turns that would be removed and change nothing'
@@ -306,7 +306,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand forget" -l json -d 'Machin
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand redact" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand redact" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand redact" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand redact" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand redact" -l dry-run -d 'Count what would change and change nothing'
@@ -322,7 +322,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand export" -l since -d 'Only 
 complete -c ragger -n "__fish_ragger_using_subcommand export" -s o -l output -d 'Write to FILE (created 0600) instead of stdout' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand export" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand export" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand export" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand export" -l turns -d 'Markdown: include the turns under each session'
@@ -332,7 +332,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand export" -l json -d 'Machin
 complete -c ragger -n "__fish_ragger_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand doctor" -s q -l quiet -d 'Print nothing but errors'
@@ -341,7 +341,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand doctor" -l json -d 'Machin
 complete -c ragger -n "__fish_ragger_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -s q -l quiet -d 'Print nothing but errors'
@@ -354,7 +354,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_see
 complete -c ragger -n "__fish_ragger_using_subcommand config; and not __fish_seen_subcommand_from default show path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -s q -l quiet -d 'Print nothing but errors'
@@ -363,7 +363,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_su
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from default" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but errors'
@@ -372,7 +372,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_su
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
@@ -385,7 +385,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_su
 complete -c ragger -n "__fish_ragger_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ragger -n "__fish_ragger_using_subcommand completions" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand completions" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand completions" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand completions" -s q -l quiet -d 'Print nothing but errors'
@@ -395,7 +395,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand completions" -s h -l help 
 complete -c ragger -n "__fish_ragger_using_subcommand man" -l dir -d 'Output folder' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand man" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand man" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand man" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand man" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c ragger -n "__fish_ragger_using_subcommand man" -s q -l quiet -d 'Print nothing but errors'

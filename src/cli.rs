@@ -40,7 +40,7 @@ pub struct Global {
     /// Machine-readable JSON on stdout
     #[arg(long, global = true)]
     pub json: bool,
-    /// When to use colour
+    /// When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 }
@@ -51,6 +51,19 @@ pub enum ColorChoice {
     Auto,
     Always,
     Never,
+}
+
+impl ColorChoice {
+    /// Whether this process colours its human output on stdout.
+    pub fn wanted(self) -> bool {
+        use std::io::IsTerminal;
+        let forced = match self {
+            ColorChoice::Auto => None,
+            ColorChoice::Always => Some(true),
+            ColorChoice::Never => Some(false),
+        };
+        crate::display::color_wanted(forced, std::env::var_os("NO_COLOR").as_deref(), std::io::stdout().is_terminal())
+    }
 }
 
 #[derive(Subcommand, Debug)]

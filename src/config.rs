@@ -513,7 +513,7 @@ mod tests {
         ] {
             assert!(shown.contains(line), "{line:?} missing from:\n{shown}");
         }
-        let json = serde_json::to_value(&Config::default()).unwrap();
+        let json = serde_json::to_value(Config::default()).unwrap();
         assert_eq!(json["summaries"]["temperature"].to_string(), "0.2");
         // And what is printed reads back to the same setting.
         let back: Config = toml::from_str(&shown).unwrap();

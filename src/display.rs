@@ -5,6 +5,38 @@
 //! neither recolour, retitle, clear nor forge output. `--json` output is
 //! exact and never goes through here.
 
+use std::ffi::OsStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether headings are coloured; set once from `--color` ([`set_color`]).
+static COLOR: AtomicBool = AtomicBool::new(false);
+
+/// The style of a heading: a session, a turn, a summary, a search hit, a
+/// `status` label.
+const HEADING: anstyle::Style =
+    anstyle::Style::new().bold().fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Cyan)));
+
+/// Whether to colour: `forced` by `--color always|never`; otherwise (auto)
+/// only on a terminal and only when `NO_COLOR` is unset or empty
+/// (no-color.org: an explicit flag wins over the variable).
+pub fn color_wanted(forced: Option<bool>, no_color: Option<&OsStr>, stdout_is_terminal: bool) -> bool {
+    forced.unwrap_or(stdout_is_terminal && no_color.is_none_or(OsStr::is_empty))
+}
+
+/// Turn heading colour on or off for the rest of the process.
+pub fn set_color(on: bool) {
+    COLOR.store(on, Ordering::Relaxed);
+}
+
+/// A heading line (already made visible), coloured when colour is on.
+pub fn heading(s: &str) -> String {
+    if COLOR.load(Ordering::Relaxed) {
+        format!("{}{s}{}", HEADING.render(), HEADING.render_reset())
+    } else {
+        s.to_string()
+    }
+}
+
 /// The widest column any table takes from its data; longer values overflow
 /// their column instead of widening it (and a huge id cannot make a format
 /// width out of range).
@@ -94,6 +126,17 @@ mod tests {
         assert_eq!(plain_f64(0.35).to_string(), "0.35");
         assert_eq!(plain_f64(1.0).to_string(), "1");
         assert_ne!(f64::from(0.2f32).to_string(), "0.2", "the plain widening is what this avoids");
+    }
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color_unless_forced() {
+        let set = Some(OsStr::new("1"));
+        assert!(color_wanted(None, None, true));
+        assert!(color_wanted(None, Some(OsStr::new("")), true), "an empty NO_COLOR is unset");
+        assert!(!color_wanted(None, set, true));
+        assert!(!color_wanted(None, None, false), "not a terminal");
+        assert!(color_wanted(Some(true), set, false), "always");
+        assert!(!color_wanted(Some(false), None, true), "never");
     }
 
     #[test]

@@ -20,6 +20,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code as u8);
         }
     };
+    ragger::display::set_color(cli.global.color.wanted());
     match ragger::cmd::run(cli) {
         Ok(exit) => ExitCode::from(exit.code() as u8),
         Err(err) => {

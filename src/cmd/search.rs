@@ -146,7 +146,7 @@ fn render(hits: &[Hit]) -> String {
             header.push_str("  ");
             header.push_str(&display::line(p));
         }
-        out.push_str(header.trim_end());
+        out.push_str(&display::heading(header.trim_end()));
         out.push('\n');
         for line in display::text(&h.content).lines() {
             out.push_str("    ");

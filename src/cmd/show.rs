@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use crate::cli::ShowArgs;
 use crate::cmd::{print_json, Ctx};
-use crate::display::{line, text};
+use crate::display::{heading, line, text};
 use crate::exit::{fail, Exit};
 
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
@@ -22,12 +22,13 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
     // made visible (see `display`).
     let mut out = std::io::stdout().lock();
     let project = view.project.as_deref().map(|p| format!(" (project {})", line(p))).unwrap_or_default();
-    writeln!(out, "session {}{project}, {}", line(&view.session), if view.open { "open" } else { "closed" })?;
+    let state = if view.open { "open" } else { "closed" };
+    writeln!(out, "{}", heading(&format!("session {}{project}, {state}", line(&view.session))))?;
     writeln!(out)?;
     // Turns are numbered within the session (1, 2, 3…); the row id that
     // `forget --turn` takes is in `--json`.
     for t in &view.turns {
-        writeln!(out, "turn {}  {}  [{}]", t.n, crate::when::local(t.at_ms), t.state)?;
+        writeln!(out, "{}", heading(&format!("turn {}  {}  [{}]", t.n, crate::when::local(t.at_ms), t.state)))?;
         if args.full {
             for (who, body) in [("user", &t.user), ("assistant", &t.assistant)] {
                 writeln!(out, "  {who}:")?;
@@ -58,7 +59,7 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
         if s.origin == "extractive" {
             why.push_str("  [extractive]");
         }
-        writeln!(out, "L{} summary {}  [{}]  {of} {range}{why}", s.level, s.id, s.status)?;
+        writeln!(out, "{}", heading(&format!("L{} summary {}  [{}]  {of} {range}{why}", s.level, s.id, s.status)))?;
         writeln!(out, "  {}", text(&s.content))?;
         if !s.key_terms.is_empty() {
             writeln!(out, "  key terms: {}", text(&s.key_terms))?;

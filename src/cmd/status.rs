@@ -45,7 +45,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     ];
     let mut out = String::new();
     for (k, v) in rows {
-        out.push_str(&format!("{k:<20}{v}\n"));
+        out.push_str(&format!("{}{v}\n", crate::display::heading(&format!("{k:<20}"))));
     }
     print!("{out}");
     Ok(Exit::Ok)

@@ -195,3 +195,49 @@ fn modes_that_expose_the_memory_are_warned_about_and_an_empty_file_is_made_priva
     let r: crate::support::Run = c.output().unwrap().into();
     assert!(r.stderr.contains("sets api_key_env and is writable by other users"), "{}", r.stderr);
 }
+
+/// stdout of `ragger args` run as on a terminal: under `script`'s pseudo
+/// terminal, with the test's environment (plus `extra`).
+fn on_a_terminal(env: &Env, args: &[&str], extra: &[(&str, &str)]) -> String {
+    let plain = env.command(args);
+    let line = std::iter::once(plain.get_program())
+        .chain(plain.get_args())
+        .map(|a| format!("'{}'", a.to_str().expect("utf-8 argument")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut c = std::process::Command::new("script");
+    c.args(["-qec", &line, "/dev/null"]).env_clear().stdin(std::process::Stdio::null());
+    for (k, v) in plain.get_envs() {
+        if let Some(v) = v {
+            c.env(k, v);
+        }
+    }
+    c.envs(extra.iter().copied());
+    let out = c.output().expect("run ragger under script (util-linux)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn color_always_colours_headings_and_never_or_no_color_does_not() {
+    const BOLD_CYAN: &str = "\x1b[1m\x1b[36m";
+    let env = Env::new();
+    env.capture("s", "hello", "hi", &[]).ok();
+
+    let always = env.run(&["show", "s", "--color", "always"]).ok().stdout;
+    assert!(always.contains(&format!("{BOLD_CYAN}session s, open")), "{always:?}");
+    assert!(always.contains(&format!("{BOLD_CYAN}turn 1 ")), "{always:?}");
+    let never = env.run(&["show", "s", "--color", "never"]).ok().stdout;
+    assert_inert(&never);
+    assert!(never.starts_with("session s, open\n"), "{never:?}");
+    assert_inert(&env.run(&["show", "s"]).ok().stdout); // auto, not a terminal
+
+    // On a terminal, auto colours unless NO_COLOR is set (and not empty).
+    let tty = on_a_terminal(&env, &["show", "s"], &[]);
+    assert!(tty.contains(&format!("{BOLD_CYAN}session s, open")), "{tty:?}");
+    for (args, extra) in [(&["show", "s"][..], &[("NO_COLOR", "1")][..]), (&["show", "s", "--color", "never"], &[])] {
+        let plain = on_a_terminal(&env, args, extra);
+        assert!(plain.contains("session s, open"), "{args:?} {extra:?}: {plain:?}");
+        assert!(!plain.contains('\x1b'), "{args:?} {extra:?}: {plain:?}");
+    }
+}
