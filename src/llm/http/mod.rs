@@ -197,6 +197,14 @@ fn model_matches(listed: &str, wanted: &str) -> bool {
         || file.strip_suffix(".gguf") == Some(wanted)
 }
 
+/// The array `field` of a model listing from `url`.
+fn model_list<'a>(url: &str, listing: &'a Value, field: &str) -> Result<&'a Vec<Value>, ModelError> {
+    listing
+        .get(field)
+        .and_then(Value::as_array)
+        .ok_or_else(|| ModelError::Unavailable(format!("{url}: no model list (`{field}`) in the reply")))
+}
+
 fn messages_json(req: &Request) -> Value {
     req.messages.iter().map(|m| json!({ "role": m.role, "content": m.content })).collect()
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{count, error_text, messages_json, plain_f64, WireFormat};
+use super::{count, error_text, messages_json, model_list, plain_f64, WireFormat};
 use crate::llm::{ModelError, Reply, Request, Usage};
 
 /// Ollama's `/api/chat`.
@@ -17,10 +17,7 @@ impl WireFormat for Ollama {
     const CHAT_PATH: &'static str = "/api/chat";
 
     fn listed_models<'a>(url: &str, listing: &'a Value) -> Result<Vec<&'a str>, ModelError> {
-        Ok(listing
-            .get("models")
-            .and_then(Value::as_array)
-            .ok_or_else(|| ModelError::Unavailable(format!("{url}: no model list (`models`) in the reply")))?
+        Ok(model_list(url, listing, "models")?
             .iter()
             .filter_map(|m| m.get("name").or_else(|| m.get("model")).and_then(Value::as_str))
             .collect())

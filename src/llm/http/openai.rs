@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{count, error_text, messages_json, plain_f64, seconds, WireFormat};
+use super::{count, error_text, messages_json, model_list, plain_f64, seconds, WireFormat};
 use crate::llm::{ModelError, Reply, Request, Usage};
 
 /// OpenAI's chat completions.
@@ -16,13 +16,7 @@ impl WireFormat for OpenAi {
     const CHAT_PATH: &'static str = "/chat/completions";
 
     fn listed_models<'a>(url: &str, listing: &'a Value) -> Result<Vec<&'a str>, ModelError> {
-        Ok(listing
-            .get("data")
-            .and_then(Value::as_array)
-            .ok_or_else(|| ModelError::Unavailable(format!("{url}: no model list (`data`) in the reply")))?
-            .iter()
-            .filter_map(|m| m.get("id").and_then(Value::as_str))
-            .collect())
+        Ok(model_list(url, listing, "data")?.iter().filter_map(|m| m.get("id").and_then(Value::as_str)).collect())
     }
 
     fn chat_body(req: &Request, model: Option<String>) -> Value {
