@@ -15,13 +15,10 @@
 //!
 //! Replies: a one-sentence turn summary for L2 prompts, a short summary for
 //! fold (L3/L4) prompts. The reply logic is [`reply`]. With `--faults` or
-//! `--jitter-ms`, replies come from the `faults` module instead: random
-//! faults and delays, and topic-following replies (see faults.rs).
-
-#[path = "../tests/cli/support/fake_server.rs"]
-mod fake_server;
-#[path = "fake_server/faults.rs"]
-mod faults;
+//! `--jitter-ms`, replies come from the test kit's `faults` module instead:
+//! random faults and delays, and the topic-scripted model's replies (see
+//! tests/kit/src/faults.rs). The server itself is the tests' fake server
+//! (tests/kit/src/fake_server.rs).
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -29,7 +26,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fake_server::{Action, FakeServer, Recorded};
+use ragger_testkit::faults;
+use ragger_testkit::{Action, FakeServer, Recorded};
 
 const USAGE: &str = "usage: fake_server [--delay-ms N] [--port P] [--faults SEED] [--jitter-ms N] [--seed S]";
 

@@ -1,7 +1,9 @@
 //! The properties that hostile input must not break, shared by the fuzz
 //! targets (`fuzz/fuzz_targets/`) and the fixed-seed random tests of the
-//! test suite (`tests/cli/hostile.rs` includes this file). Each function
-//! panics, naming the input, when a property fails.
+//! test suite (`tests/cli/hostile.rs` includes this file with `#[path]`: the
+//! fuzz crate is its own workspace, built by cargo fuzz with sanitizer
+//! flags, so plain inclusion is the one way both builds share it). Each
+//! function panics, naming the input, when a property fails.
 
 #![allow(dead_code)] // each fuzz target uses one half
 

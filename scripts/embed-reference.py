@@ -6,7 +6,7 @@ model files.
 Two uses:
 
   generate   write tests/data/embed_reference.json, the vectors
-             tests/embedder.rs compares ragger's against (cosine >= 0.9999);
+             tests/cli/embedder.rs compares ragger's against (cosine >= 0.9999);
   bench      embed one text per line of a file the way ragger does (sorted
              by length, batches padded to their longest member) and print
              timings as JSON, for scripts/bench/embed.sh.

@@ -11,6 +11,8 @@ command -v cmake >/dev/null || need_apt+=(cmake)
 command -v clang >/dev/null || need_apt+=(clang)
 [ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || need_apt+=(libclang-dev)
 command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
+# tests/cli/packaging.rs runs `systemd-analyze --user verify` on the units.
+command -v systemd-analyze >/dev/null || need_apt+=(systemd)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test.sh: installing ${need_apt[*]} (apt)" >&2
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -22,7 +24,14 @@ scripts/fetch-models.sh -q
 
 cargo fmt --check
 cargo clippy --release --all-targets --locked -- -D warnings
-cargo test --release --locked
+# The database-fault tests that mount a tmpfs need root (CI runs as root);
+# elsewhere they are left out here, loudly, rather than failed or passed.
+skip=()
+if [ "$(id -u)" != 0 ]; then
+    skip=(-- --skip dbfaults::a_full_disk --skip dbfaults::a_read_only_filesystem)
+    echo "test.sh: NOT RUN (need root to mount a tmpfs): dbfaults::a_full_disk…, dbfaults::a_read_only_filesystem…" >&2
+fi
+cargo test --release --locked "${skip[@]}"
 
 if [ -x scripts/reliability/quick.sh ]; then
     scripts/reliability/quick.sh

@@ -51,5 +51,5 @@ for turn in ("secrets", "plain"):
     print(f"redaction cost, {turn} turn, share of a capture: median {100 * (on['median'] / off['median'] - 1):+.1f}%, "
           f"CPU {100 * (cpu(on) / cpu(off) - 1):+.1f}%")
 PY
-cargo test --release --quiet --test redaction_corpus -- --nocapture 2>&1 | grep -E '^(redaction corpus|recall)'
+cargo test --release --quiet --test cli redaction_corpus -- --nocapture 2>&1 | grep -E '^(redaction corpus|recall)'
 cargo test --release --quiet --lib redact::cost -- --ignored --nocapture 2>&1 | grep -E '^redaction in-process'

@@ -3,7 +3,7 @@
 # hangs (client timeout), 500s, dropped connections, malformed JSON, JSON
 # of the wrong shape, empty text, <think>-only replies, 1 MiB replies,
 # leaked template tokens, replies that mention NO_MERGE inside a sentence,
-# slow replies and failing model lists (examples/fake_server/faults.rs).
+# slow replies and failing model lists (tests/kit/src/faults.rs).
 # Passes (summarize, now and then housekeeping) run until the queue is
 # empty. After every pass: its exit code matches the outcome `status`
 # records, and `ragger check` passes. At the end:

@@ -67,7 +67,7 @@ rel_cleanup() {
 start_fake() {
     local out="$LOG/fake_server.out"
     # The fake server keeps a descriptor for every connection it accepted
-    # (tests/cli/support/fake_server.rs closes them when it stops) and
+    # (tests/kit/src/fake_server.rs closes them when it stops) and
     # ragger opens one connection per call: give it room for long runs.
     (
         ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"

@@ -4,9 +4,10 @@
 //!     RAGGER_REGENERATE=1 cargo test --test cli generated
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use crate::support::fixtures::repo_root as root;
 use crate::support::Env;
 
 const SHELLS: &[(&str, &str)] = &[
@@ -16,10 +17,6 @@ const SHELLS: &[(&str, &str)] = &[
     ("elvish", "ragger.elv"),
     ("powershell", "_ragger.ps1"),
 ];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn regenerate() -> bool {
     std::env::var_os("RAGGER_REGENERATE").is_some_and(|v| !v.is_empty() && v != "0")
@@ -68,8 +65,8 @@ fn committed_man_pages_match_the_cli() {
         for (name, data) in &fresh {
             std::fs::write(dir.join(name), data).unwrap();
         }
-        return;
     }
+    // Regenerated or not, the files on disk must now be the fresh ones.
     let drift = drift(&fresh, &files(&dir, "1"));
     assert!(
         drift.is_empty(),
@@ -90,7 +87,8 @@ fn committed_completions_match_the_cli() {
         if regenerate() {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(&path, &fresh).unwrap();
-        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(fresh.as_str()) {
+        }
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(fresh.as_str()) {
             stale.push(format!("completions/{file} ({shell})"));
         }
     }

@@ -128,14 +128,14 @@ fn keyword_only_search_shows_matches_and_says_no_match_otherwise() {
 
 // ---- item 5: failed items are visible and retryable ----------------------
 
-/// Replies like `pipeline::topic_reply`, except a think-only (bad) reply
+/// Replies like `support::topic_reply`, except a think-only (bad) reply
 /// for the turn about "poison" until `healed` is set.
 fn poison_server(healed: std::sync::Arc<std::sync::atomic::AtomicBool>) -> FakeServer {
     FakeServer::start(move |r| {
         if r.user().contains("poison") && !healed.load(std::sync::atomic::Ordering::SeqCst) {
             Action::text("<think>only thinking</think>")
         } else {
-            crate::pipeline::topic_reply(r)
+            crate::support::topic_reply(r)
         }
     })
 }
@@ -215,7 +215,7 @@ fn retry_all_resets_every_failed_turn() {
 
 #[test]
 fn verbose_without_a_terminal_prints_one_line_per_item() {
-    let server = FakeServer::start(crate::pipeline::topic_reply);
+    let server = FakeServer::start(crate::support::topic_reply);
     let env = Env::new().with_server(&server);
     env.capture("s", "one [topic:a]", "x", &[]).ok();
     env.capture("s", "two [topic:a]", "x", &[]).ok();
@@ -234,7 +234,7 @@ fn verbose_without_a_terminal_prints_one_line_per_item() {
 #[test]
 fn a_first_ctrl_c_says_at_once_that_the_pass_stops_after_the_current_item() {
     let server =
-        FakeServer::start(|r| Action::delayed(std::time::Duration::from_secs(2), crate::pipeline::topic_reply(r)));
+        FakeServer::start(|r| Action::delayed(std::time::Duration::from_secs(2), crate::support::topic_reply(r)));
     let env = Env::new().with_server(&server);
     for i in 0..3 {
         env.capture("s", &format!("turn {i} [topic:a]"), "x", &[]).ok();
@@ -274,7 +274,7 @@ fn a_first_ctrl_c_says_at_once_that_the_pass_stops_after_the_current_item() {
 #[test]
 fn the_progress_bar_counts_all_planned_work() {
     let server =
-        FakeServer::start(|r| Action::delayed(std::time::Duration::from_millis(150), crate::pipeline::topic_reply(r)));
+        FakeServer::start(|r| Action::delayed(std::time::Duration::from_millis(150), crate::support::topic_reply(r)));
     let env = Env::new().with_server(&server);
     for i in 0..4 {
         env.capture("s", &format!("turn {i} [topic:a]"), "x", &[]).ok();
@@ -308,7 +308,7 @@ fn the_progress_bar_counts_all_planned_work() {
 // ---- item 7: browsing memory ---------------------------------------------
 
 fn topic_env() -> (FakeServer, Env) {
-    let server = FakeServer::start(crate::pipeline::topic_reply);
+    let server = FakeServer::start(crate::support::topic_reply);
     let env = Env::new().with_server(&server);
     (server, env)
 }

@@ -9,6 +9,8 @@
 use crate::support::{Action, Env, FakeServer, Recorded};
 use fastrand::Rng;
 
+// Included, not a crate: fuzz/ is its own workspace (cargo fuzz builds it with
+// sanitizer flags), and both builds share these plain functions this way.
 #[path = "../../fuzz/props.rs"]
 mod props;
 

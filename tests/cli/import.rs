@@ -1,18 +1,14 @@
 //! `ragger import`, `ragger hook` and `ragger context`: agents' transcripts
 //! in, memory back out.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::support::{Env, FakeServer};
+use crate::support::{fixture, Env, FakeServer};
 
 const CLAUDE_SESSION: &str = "3f8b2a10-5c4d-4e6f-9a7b-1c2d3e4f5a6b";
 const CODEX_SESSION: &str = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
 
 fn lines(name: &str) -> Vec<String> {
     std::fs::read_to_string(fixture(name)).unwrap().lines().map(str::to_string).collect()

@@ -1,10 +1,10 @@
 //! End to end on the embedded defaults: the local llama.cpp memory model and
 //! the real embedder, no server anywhere.
 
-use crate::support::{minutes_ago, real_data_dir, require_real_file, Env};
+use crate::support::{minutes_ago, models, Env};
 
 fn local_env() -> Env {
-    let gguf = require_real_file(&real_data_dir().join("models/SmolLM2-135M-Instruct.Q4_1.gguf"));
+    let gguf = models::gguf();
     Env::new().real_embedder().with_config(&format!(
         "[memory_model]\nbackend = \"local\"\nmodel_path = \"{}\"\nthreads = 2\n\
          [summaries]\nmax_tokens = 60\ntemperature = 0.0",
@@ -56,7 +56,7 @@ fn local_model_summarizes_every_turn_and_the_session_and_every_summary_gets_a_ve
 
 /// The embedded model with `parallel` calls decoded together.
 fn local_parallel_env(parallel: usize) -> Env {
-    let gguf = require_real_file(&real_data_dir().join("models/SmolLM2-135M-Instruct.Q4_1.gguf"));
+    let gguf = models::gguf();
     Env::new().with_config(&format!(
         "[memory_model]\nbackend = \"local\"\nmodel_path = \"{}\"\nthreads = 2\nparallel = {parallel}\n\
          [summaries]\nmax_tokens = 60\ntemperature = 0.0",

@@ -1,45 +1,13 @@
 //! The summarization pipeline against a scripted fake model server whose
-//! merge answers depend on the topics in the prompt.
+//! merge answers depend on the topics in the prompt (the kit's
+//! `topic_model`: L2s keep a turn's `[topic:x]` tag, a merge answers
+//! NO_MERGE when the new material brings a topic the running summary lacks).
 
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::{minutes_ago, Action, Env, FakeServer, Recorded};
-
-/// Turns carry a topic tag like `[topic:rust]`. The fake model writes L2s
-/// that keep the tag, merges same-topic material, and answers NO_MERGE when
-/// the new material has a topic the running summary lacks.
-pub fn topic_reply(r: &Recorded) -> Action {
-    let prompt = r.prompt();
-    let topics = |s: &str| -> Vec<String> {
-        s.split("[topic:").skip(1).filter_map(|t| t.split(']').next()).map(|t| t.to_string()).collect()
-    };
-    if r.system().contains("one-sentence summaries") {
-        let t = topics(&r.user());
-        return Action::text(format!(
-            "The user asked about [topic:{}].",
-            t.first().map(String::as_str).unwrap_or("none")
-        ));
-    }
-    if let Some(rest) =
-        prompt.contains("Running summary:").then(|| prompt.rsplit("Running summary:").next().unwrap_or(""))
-    {
-        let (running, new) = rest.split_once("\n\nNew ").unwrap_or((rest, ""));
-        let have = topics(running);
-        let incoming = topics(new);
-        if incoming.iter().any(|t| !have.contains(t)) {
-            return Action::text("NO_MERGE");
-        }
-        return Action::text(format!(
-            "The conversation continued about [topic:{}].",
-            have.first().map(String::as_str).unwrap_or("none")
-        ));
-    }
-    // A fresh summary of several items.
-    let t = topics(&prompt);
-    Action::text(format!("Summary of [topic:{}].", t.join("] and [topic:")))
-}
+use crate::support::{minutes_ago, topic_reply, Action, Env, FakeServer, Recorded};
 
 fn topic_server() -> FakeServer {
     FakeServer::start(topic_reply)

@@ -92,7 +92,7 @@ fn a_ragger_ignore_file_in_a_parent_folder_skips_capture() {
 /// Two sessions of project `app`, summarized and closed (so their L3s fold
 /// into the project's L4); the second turn of s1 mentions `zebracorn`.
 fn summarized_project() -> (crate::support::FakeServer, Env) {
-    let server = crate::support::FakeServer::start(crate::pipeline::topic_reply);
+    let server = crate::support::FakeServer::start(crate::support::topic_reply);
     let env = Env::new().with_server(&server);
     let at = crate::support::minutes_ago(60);
     for (s, topics) in [("s1", ["db", "zebracorn", "db"]), ("s2", ["ui", "ui", "ui"])] {
@@ -270,9 +270,9 @@ fn a_config_naming_an_api_key_env_readable_by_others_is_warned_about() {
 
 #[test]
 fn no_secret_of_the_corpus_reaches_the_database_or_the_model() {
-    let server = crate::support::FakeServer::start(crate::pipeline::topic_reply);
+    let server = crate::support::FakeServer::start(crate::support::topic_reply);
     let env = Env::new().with_server(&server);
-    let corpus = include_str!("../data/redaction_corpus.jsonl");
+    let corpus = crate::support::fixtures::data("redaction_corpus.jsonl");
     let mut input = String::new();
     let mut secrets = Vec::new();
     for (i, line) in corpus.lines().enumerate() {

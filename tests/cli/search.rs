@@ -238,7 +238,7 @@ fn nothing_to_embed_needs_no_runtime() {
     let env = Env::new().real_embedder().with_config("");
     let env = Env {
         config: env.config.replace(
-            &format!("runtime_path = \"{}\"", crate::support::real_data_dir().join("lib/libonnxruntime.so").display()),
+            &format!("runtime_path = \"{}\"", crate::support::models::onnx_runtime().display()),
             "runtime_path = \"/nonexistent/libonnxruntime.so\"",
         ),
         ..env

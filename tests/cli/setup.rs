@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{real_data_dir, require_real_file, Env, FakeServer, Run};
+use crate::support::{models, repo_file, Env, FakeServer, Run};
 
 /// `env`'s command without RAGGER_CONFIG: the user config file in the
 /// XDG config folder, as for a real user.
@@ -252,7 +252,7 @@ fn local_model_env(gguf: &Path) -> Env {
 
 #[test]
 fn doctor_runs_one_completion_on_the_local_model_and_embeds_one_text() {
-    let gguf = require_real_file(&real_data_dir().join("models/SmolLM2-135M-Instruct.Q4_1.gguf"));
+    let gguf = models::gguf();
     let env = local_model_env(&gguf);
     env.capture("s1", "u", "a", &[]).ok();
     let r = env.run(&["doctor", "--json"]).ok();
@@ -269,7 +269,7 @@ fn doctor_runs_one_completion_on_the_local_model_and_embeds_one_text() {
 
 #[test]
 fn doctor_fails_on_a_truncated_gguf_and_names_the_fetch_script() {
-    let gguf = require_real_file(&real_data_dir().join("models/SmolLM2-135M-Instruct.Q4_1.gguf"));
+    let gguf = models::gguf();
     let env = Env::new();
     let cut = env.path("models/cut.gguf");
     std::fs::create_dir_all(cut.parent().unwrap()).unwrap();
@@ -282,7 +282,7 @@ fn doctor_fails_on_a_truncated_gguf_and_names_the_fetch_script() {
     assert!(line.starts_with("FAIL"), "{line}");
     assert!(line.contains("cut.gguf"), "{line}");
     // Built in this checkout, so the hint is this checkout's script.
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-models.sh").canonicalize().unwrap();
+    let script = repo_file("scripts/fetch-models.sh").canonicalize().unwrap();
     assert!(line.contains(&script.display().to_string()), "{line}");
 }
 

@@ -1,35 +1,21 @@
 //! The test harness: runs the real `ragger` binary in a temporary folder
-//! with a scrubbed environment (HOME and XDG folders inside the temp dir),
-//! owns the config file, and starts fake model servers.
+//! with a scrubbed environment (HOME and XDG folders inside the temp dir)
+//! and owns the config file. The fake model server, the topic-scripted
+//! model, the model files and the fixtures come from the kit (tests/kit).
 #![allow(dead_code)]
 
-pub mod fake_server;
-
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-pub use fake_server::{Action, FakeServer, Recorded};
-
-/// The real data folder of the machine (where scripts/fetch-models.sh put
-/// the models), resolved before the environment is scrubbed.
-pub fn real_data_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("RAGGER_TEST_DATA_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(d).join("ragger");
-    }
-    PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".local/share/ragger")
-}
-
-/// Fail (never skip) when the real model files are missing.
-pub fn require_real_file(p: &Path) -> PathBuf {
-    assert!(p.exists(), "{} is missing: run scripts/fetch-models.sh first", p.display());
-    p.to_path_buf()
-}
+// The kit (tests/kit, shared with examples/fake_server.rs), under the names
+// the tests use.
+pub use ragger_testkit::fake_server::{self, Action, FakeServer, Recorded};
+pub use ragger_testkit::fixtures::{self, fixture, repo_file};
+pub use ragger_testkit::models;
+pub use ragger_testkit::topic_model::topic_reply;
 
 pub struct Env {
     pub dir: tempfile::TempDir,
@@ -98,9 +84,8 @@ impl Env {
 
     /// Use the real embedder files fetched by scripts/fetch-models.sh.
     pub fn real_embedder(mut self) -> Env {
-        let data = real_data_dir();
-        let lib = require_real_file(&data.join("lib/libonnxruntime.so"));
-        let model = require_real_file(&data.join("models/all-MiniLM-L6-v2"));
+        let lib = models::onnx_runtime();
+        let model = models::embedder_dir();
         self.config = self.config.replace("[embedder]\nenabled = false\n", "");
         self.config.push_str(&format!(
             "[embedder]\nenabled = true\nruntime_path = \"{}\"\nmodel_dir = \"{}\"\n",

@@ -1,34 +1,22 @@
-//! The `local` memory model against the real SmolLM2 GGUF (fetched by
-//! scripts/fetch-models.sh into the data folder, or named by
+//! The `local` memory model, called as a library, against the real SmolLM2
+//! GGUF (the kit's `models`: fetched by scripts/fetch-models.sh, or named by
 //! `RAGGER_TEST_GGUF`). A missing model fails these tests: the local backend
-//! is the default and must be exercised for real.
-#![cfg(feature = "local")]
+//! is the default and must be exercised for real. Built with the `local`
+//! feature only (see main.rs).
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use ragger::llm::local::{LocalModel, LocalOptions};
 use ragger::llm::{complete, MemoryModel, Message, ModelError, Request};
-use ragger::paths::Paths;
 use ragger::pipeline::prompts::turn_summary;
 
-fn gguf() -> PathBuf {
-    let path = match std::env::var_os("RAGGER_TEST_GGUF").filter(|v| !v.is_empty()) {
-        Some(p) => PathBuf::from(p),
-        None => Paths::from_env().expect("data folder").default_gguf(),
-    };
-    assert!(
-        path.is_file(),
-        "test model {} is missing: run scripts/fetch-models.sh (or set RAGGER_TEST_GGUF)",
-        path.display()
-    );
-    path
-}
+use crate::support::models::gguf;
 
 fn options(model_path: PathBuf) -> LocalOptions {
     LocalOptions {
         model_path,
-        // Tests run in parallel (with other test binaries too); llama.cpp's
+        // Tests run in parallel (with the whole CLI suite); llama.cpp's
         // spinning worker threads crawl when there are more than cores.
         threads: 1,
         context_tokens: 2048,

@@ -3,7 +3,7 @@
 //! realistic turns, and near-misses (git SHAs, UUIDs, base64 image data,
 //! `sk-` in prose, placeholders, public keys) that must stay unchanged.
 //! Recall must be 100% on the listed formats, precision at least 98% on
-//! the near-misses. `cargo test --release --test redaction_corpus -- --nocapture`
+//! the near-misses. `cargo test --release --test cli redaction_corpus -- --nocapture`
 //! prints the figures for BENCHMARKS.md.
 
 use std::collections::BTreeMap;
@@ -20,7 +20,7 @@ struct Case {
 
 #[test]
 fn recall_is_complete_and_near_misses_stay_untouched() {
-    let corpus = include_str!("data/redaction_corpus.jsonl");
+    let corpus = crate::support::fixtures::data("redaction_corpus.jsonl");
     let cases: Vec<Case> = corpus.lines().map(|l| serde_json::from_str(l).expect("corpus line")).collect();
     assert!(cases.len() >= 200, "the corpus has {} cases", cases.len());
     let r = Redactor::new(&Privacy::default()).unwrap();

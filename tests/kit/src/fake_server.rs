@@ -12,7 +12,6 @@
 //!
 //! Replies to chat requests report fake token usage: prompt tokens are the
 //! words of all messages, completion tokens the words of the reply.
-#![allow(dead_code)] // each test binary uses a different part
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};

@@ -1,5 +1,5 @@
-//! Fault injection for the standalone fake server, used by the reliability
-//! scripts (`scripts/reliability/`):
+//! Fault injection for the standalone fake server (`examples/fake_server.rs`),
+//! used by the reliability scripts (`scripts/reliability/`):
 //!
 //! - `--faults SEED`: each chat completion draws, from a generator seeded
 //!   with SEED and the request's number, either a normal reply or a fault:
@@ -16,17 +16,18 @@
 //! - `--jitter-ms N`: a random extra delay of 0..=N ms before every chat
 //!   reply (seeded by `--faults` or `--seed`).
 //!
-//! Normal replies follow topic tags such as `[topic:rust]` in the turns:
-//! an L2 keeps its turn's tag, a merge whose new material brings a topic
-//! the running summary lacks is answered `NO_MERGE`, so a backlog with
-//! scripted topic changes produces real topic shifts.
+//! Normal replies are the topic-scripted model's (topic_model.rs): an L2
+//! keeps its turn's `[topic:x]` tag, a merge whose new material brings a
+//! topic the running summary lacks is answered `NO_MERGE`, so a backlog
+//! with scripted topic changes produces real topic shifts.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::fake_server::{Action, Recorded};
+use crate::fake_server::{Action, Recorded};
+use crate::topic_model;
 
 /// Bytes of the enormous reply.
 const ENORMOUS: usize = 1 << 20;
@@ -201,32 +202,7 @@ fn pick(mut roll: u64) -> Fault {
     Fault::None
 }
 
-/// The `[topic:X]` tags in a text, in order.
-fn topics(s: &str) -> Vec<String> {
-    s.split("[topic:").skip(1).filter_map(|t| t.split(']').next()).map(str::to_string).collect()
-}
-
-/// A well-behaved model that follows topic tags.
+/// A well-behaved model: the topic-scripted one.
 fn normal(r: &Recorded) -> String {
-    let user = r.user();
-    if r.system().contains("one-sentence") {
-        let t = topics(&user);
-        let topic = t.first().map(String::as_str).unwrap_or("misc");
-        return format!("The user asked about [topic:{topic}] and the assistant answered.");
-    }
-    if let Some(rest) = user.split("Running summary:").nth(1) {
-        let (running, new) = rest.split_once("\n\nNew ").unwrap_or((rest, ""));
-        let have = topics(running);
-        let incoming = topics(new);
-        if have.is_empty() || incoming.iter().any(|t| !have.contains(t)) {
-            return "NO_MERGE".to_string();
-        }
-        return format!("The conversation continued about [topic:{}].", have[0]);
-    }
-    let mut t = topics(&user);
-    t.dedup();
-    if t.is_empty() {
-        return "A summary of several turns.".to_string();
-    }
-    format!("A summary of [topic:{}].", t.join("] and [topic:"))
+    topic_model::reply_text(r)
 }

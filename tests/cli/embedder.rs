@@ -1,40 +1,24 @@
-//! The embedder against the real all-MiniLM-L6-v2 files and ONNX Runtime
-//! (fetched by scripts/fetch-models.sh into the data folder, or named by
-//! `RAGGER_TEST_MODEL_DIR` and `ORT_DYLIB_PATH`). Missing files fail these
-//! tests: vectors are only trustworthy if they are checked for real.
+//! The embedder, called as a library, against the real all-MiniLM-L6-v2
+//! files and ONNX Runtime (the kit's `models`: fetched by
+//! scripts/fetch-models.sh, or named by `RAGGER_TEST_MODEL_DIR` and
+//! `ORT_DYLIB_PATH`). Missing files fail these tests: vectors are only
+//! trustworthy if they are checked for real.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use ragger::embed::{EmbedError, EmbedOptions, Embedder};
 use serde_json::Value;
 
-fn data_dir() -> PathBuf {
-    match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        Some(d) => PathBuf::from(d).join("ragger"),
-        None => PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".local/share/ragger"),
-    }
-}
+use crate::support::{fixtures, models};
 
+/// The real model; ONNX Runtime from the data folder's lib/ (or, as ragger
+/// does, `ORT_DYLIB_PATH`), which must exist.
 fn options(batch_size: usize) -> EmbedOptions {
-    let model_dir = match std::env::var_os("RAGGER_TEST_MODEL_DIR").filter(|v| !v.is_empty()) {
-        Some(d) => PathBuf::from(d),
-        None => data_dir().join("models/all-MiniLM-L6-v2"),
-    };
-    for f in ["model.onnx", "tokenizer.json"] {
-        let p = model_dir.join(f);
-        assert!(p.is_file(), "{} is missing: run scripts/fetch-models.sh (or set RAGGER_TEST_MODEL_DIR)", p.display());
-    }
-    let lib_dir = data_dir().join("lib");
-    let has_runtime = std::env::var_os("ORT_DYLIB_PATH").is_some_and(|p| Path::new(&p).is_file())
-        || lib_dir.join("libonnxruntime.so").exists();
-    assert!(
-        has_runtime,
-        "ONNX Runtime is missing from {}: run scripts/fetch-models.sh (or set ORT_DYLIB_PATH)",
-        lib_dir.display()
-    );
-    EmbedOptions { runtime_path: None, lib_dir, model_dir, batch_size, threads: 2 }
+    models::onnx_runtime();
+    let lib_dir = models::data_dir().join("lib");
+    EmbedOptions { runtime_path: None, lib_dir, model_dir: models::embedder_dir(), batch_size, threads: 2 }
 }
 
 /// One embedder for the binary (ONNX Runtime is process-wide anyway).
@@ -53,8 +37,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
 }
 
 fn reference() -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/embed_reference.json");
-    serde_json::from_str(&std::fs::read_to_string(&path).expect("reference file")).expect("reference JSON")
+    serde_json::from_str(&fixtures::data("embed_reference.json")).expect("reference JSON")
 }
 
 #[test]
@@ -173,11 +156,7 @@ fn missing_runtime_exits_69_naming_where_it_looked() {
 #[test]
 fn embed_command_prints_json_lines_matching_the_library() {
     let dir = tempfile::tempdir().unwrap();
-    let o = options(32);
-    let mut runtime = o.lib_dir.join("libonnxruntime.so");
-    if let Some(p) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
-        runtime = PathBuf::from(p);
-    }
+    let runtime = models::onnx_runtime();
     let out = ragger(dir.path(), &["embed", "--stdin", "first text"])
         .env("RAGGER_EMBEDDER__RUNTIME_PATH", &runtime)
         .stdin(std::process::Stdio::piped())
