@@ -5,7 +5,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use crate::store::parse_time;
-pub use crate::store::turns::{insert, other_project};
+pub use crate::store::turns::{insert, other_project, Turn};
 
 /// One turn as given on the command line or as a JSON line (and as
 /// `ragger export --format jsonl` writes it).
@@ -23,19 +23,6 @@ pub struct TurnInput {
     pub at: Option<String>,
     #[serde(default)]
     pub id: Option<String>,
-}
-
-/// A validated turn, ready to insert.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Turn {
-    pub session: String,
-    pub project: Option<String>,
-    pub user: String,
-    pub assistant: String,
-    pub at: i64,
-    pub id: Option<String>,
-    /// Secrets replaced in its texts (counted per session for `status`).
-    pub redactions: i64,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]

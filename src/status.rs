@@ -8,14 +8,9 @@ use crate::store::{now_ms, queue, runs, Store};
 
 #[derive(Debug, Serialize, PartialEq)]
 pub struct Status {
-    pub sessions_open: i64,
-    pub sessions_closed: i64,
-    pub turns: i64,
-    pub pending_l2: i64,
-    pub pending_l3: i64,
-    pub pending_l4: i64,
-    pub summaries_running: i64,
-    pub summaries_complete: i64,
+    /// Rows by state (sessions, turns, the queue, summaries).
+    #[serde(flatten)]
+    pub rows: crate::store::status::Counts,
     pub failed: i64,
     pub unembedded: i64,
     pub oldest_pending_seconds: Option<i64>,
@@ -33,21 +28,13 @@ pub struct LastRun {
 
 pub fn status(store: &Store, unembedded: i64) -> Result<Status> {
     let now = now_ms();
-    let c = crate::store::status::counts(store)?;
     let (failed_l2, failed_l4) = queue::failed(store)?;
     Ok(Status {
-        sessions_open: c.sessions_open,
-        sessions_closed: c.sessions_closed,
-        turns: c.turns,
-        pending_l2: c.pending_l2,
-        pending_l3: c.pending_l3,
-        pending_l4: c.pending_l4,
-        summaries_running: c.summaries_running,
-        summaries_complete: c.summaries_complete,
+        rows: crate::store::status::counts(store)?,
         failed: failed_l2 + failed_l4,
         unembedded,
         oldest_pending_seconds: queue::oldest_unfolded_ms(store)?.map(|t| ((now - t) / 1000).max(0)),
-        redactions: c.redactions,
+        redactions: crate::store::status::redactions(store)?,
         last_run: runs::last(store)?.map(|r| LastRun {
             started: crate::store::fmt_time(r.started),
             finished: r.finished.map(crate::store::fmt_time),

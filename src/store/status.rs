@@ -9,7 +9,7 @@ use super::queue::{FOLDABLE, PENDING_L2, PENDING_L4, UNFOLDED};
 use super::Store;
 
 /// Row counts by state (queue counts use `store::queue`'s conditions).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     pub sessions_open: i64,
     pub sessions_closed: i64,
@@ -19,7 +19,6 @@ pub struct Counts {
     pub pending_l4: i64,
     pub summaries_running: i64,
     pub summaries_complete: i64,
-    pub redactions: i64,
 }
 
 fn count(store: &Store, sql: &str) -> Result<i64> {
@@ -36,8 +35,12 @@ pub fn counts(store: &Store) -> Result<Counts> {
         pending_l4: count(store, &format!("SELECT count(*) FROM summaries WHERE {PENDING_L4}"))?,
         summaries_running: count(store, "SELECT count(*) FROM summaries WHERE status = 'running'")?,
         summaries_complete: count(store, "SELECT count(*) FROM summaries WHERE status = 'complete'")?,
-        redactions: count(store, "SELECT coalesce(sum(redactions), 0) FROM sessions")?,
     })
+}
+
+/// Secrets replaced by markers, over all sessions.
+pub fn redactions(store: &Store) -> Result<i64> {
+    count(store, "SELECT coalesce(sum(redactions), 0) FROM sessions")
 }
 
 /// The database's schema version (`PRAGMA user_version`).

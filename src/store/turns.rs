@@ -6,7 +6,19 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::queue::PENDING_L2;
 use super::{classify, estimate_tokens, now_ms, Store};
-use crate::capture::Turn;
+
+/// A validated turn, ready to insert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub session: String,
+    pub project: Option<String>,
+    pub user: String,
+    pub assistant: String,
+    pub at: i64,
+    pub id: Option<String>,
+    /// Secrets replaced in its texts (counted per session for `status`).
+    pub redactions: i64,
+}
 
 /// What storing a batch of turns did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
