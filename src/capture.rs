@@ -1,11 +1,11 @@
-//! Storing raw turns (L1): validation and the batched insert. The hot path:
-//! no model, no scan, a few indexed statements per turn.
+//! Raw turns (L1) on their way in: parsing, the capture door (exclusions,
+//! redaction, validation). Storing them is `store::turns`.
 
 use anyhow::Result;
-use rusqlite::{params, OptionalExtension, Transaction};
 use serde::Deserialize;
 
-use crate::store::{estimate_tokens, now_ms, parse_time};
+use crate::store::parse_time;
+pub use crate::store::turns::{insert, other_project, Turn};
 
 /// One turn as given on the command line or as a JSON line (and as
 /// `ragger export --format jsonl` writes it).
@@ -23,19 +23,6 @@ pub struct TurnInput {
     pub at: Option<String>,
     #[serde(default)]
     pub id: Option<String>,
-}
-
-/// A validated turn, ready to insert.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Turn {
-    pub session: String,
-    pub project: Option<String>,
-    pub user: String,
-    pub assistant: String,
-    pub at: i64,
-    pub id: Option<String>,
-    /// Secrets replaced in its texts (counted per session for `status`).
-    pub redactions: i64,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -216,57 +203,6 @@ pub fn parse_line(line: &[u8]) -> Result<TurnInput, String> {
     })
 }
 
-/// The project a stored session already belongs to, when `t` names
-/// another one: a session keeps its first project (capture warns).
-pub fn other_project(tx: &Transaction<'_>, t: &Turn) -> rusqlite::Result<Option<String>> {
-    let Some(wanted) = t.project.as_deref() else { return Ok(None) };
-    let have: Option<Option<String>> = tx
-        .prepare_cached("SELECT project FROM sessions WHERE external_id = ?1")?
-        .query_row([&t.session], |r| r.get(0))
-        .optional()?;
-    Ok(have.flatten().filter(|p| p != wanted))
-}
-
-/// Insert one turn inside the caller's transaction. Returns true when
-/// stored, false when the idempotency key was already there.
-pub fn insert(tx: &Transaction<'_>, t: &Turn) -> rusqlite::Result<bool> {
-    let now = now_ms();
-    let existing: Option<i64> = tx
-        .prepare_cached("SELECT id FROM sessions WHERE external_id = ?1")?
-        .query_row([&t.session], |r| r.get(0))
-        .optional()?;
-    let session_id = match existing {
-        Some(id) => id,
-        None => tx
-            .prepare_cached(
-                "INSERT INTO sessions (external_id, project, first_at, last_at, created_at)
-                 VALUES (?1, ?2, ?3, ?3, ?4) RETURNING id",
-            )?
-            .query_row(params![t.session, t.project, t.at, now], |r| r.get(0))?,
-    };
-    let tokens = estimate_tokens(&t.user) + estimate_tokens(&t.assistant);
-    let inserted = tx
-        .prepare_cached(
-            "INSERT INTO turns (session_id, idem_key, at, captured_at, user_text, assistant_text, tokens)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (session_id, idem_key) DO NOTHING",
-        )?
-        .execute(params![session_id, t.id, t.at, now, t.user, t.assistant, tokens])?;
-    if inserted == 0 {
-        return Ok(false);
-    }
-    // A late turn reopens a closed session; its running summary was
-    // completed at close, so the next fold starts a new one.
-    tx.prepare_cached(
-        "UPDATE sessions SET first_at = min(first_at, ?2), last_at = max(last_at, ?2),
-                closed_at = NULL, project = coalesce(project, ?3), tokens = tokens + ?4,
-                redactions = redactions + ?5
-         WHERE id = ?1",
-    )?
-    .execute(params![session_id, t.at, t.project, tokens, t.redactions])?;
-    Ok(true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,11 +272,8 @@ mod tests {
     fn idempotency_key_stores_once() {
         let mut store = crate::store::Store::memory().unwrap();
         let t = validate(TurnInput { id: Some("k".into()), ..input("a", "b") }, 100, 1).unwrap();
-        let tx = store.write().unwrap();
-        assert!(insert(&tx, &t).unwrap());
-        assert!(!insert(&tx, &t).unwrap());
-        tx.commit().unwrap();
-        let n: i64 = store.conn.query_row("SELECT count(*) FROM turns", [], |r| r.get(0)).unwrap();
-        assert_eq!(n, 1);
+        let r = crate::store::turns::store_batch(&mut store, &[t.clone(), t]).unwrap();
+        assert_eq!((r.stored, r.duplicates), (1, 1));
+        assert_eq!(crate::store::turns::count(&store).unwrap(), 1);
     }
 }

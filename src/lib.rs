@@ -12,7 +12,6 @@ pub mod exclude;
 pub mod exit;
 pub mod export;
 pub mod forget;
-pub mod housekeeping;
 pub mod import;
 pub mod init;
 pub mod inspect;

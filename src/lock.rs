@@ -51,6 +51,16 @@ pub fn try_lock(db: &Path) -> Result<Option<RunLock>> {
     }
 }
 
+/// The run lock for a pass, or `None` when another pass holds it: the
+/// command then exits 75 (silently unless `verbose`).
+pub fn for_pass(db: &Path, verbose: bool) -> Result<Option<RunLock>> {
+    let held = try_lock(db)?;
+    if held.is_none() && verbose {
+        eprintln!("ragger: skipped: another pass holds the lock for {}", db.display());
+    }
+    Ok(held)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

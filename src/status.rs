@@ -2,22 +2,15 @@
 //! an aggregate over an index, never a fetch of rows.
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
-use crate::config::Config;
-use crate::store::now_ms;
+use crate::store::{now_ms, queue, runs, Store};
 
 #[derive(Debug, Serialize, PartialEq)]
 pub struct Status {
-    pub sessions_open: i64,
-    pub sessions_closed: i64,
-    pub turns: i64,
-    pub pending_l2: i64,
-    pub pending_l3: i64,
-    pub pending_l4: i64,
-    pub summaries_running: i64,
-    pub summaries_complete: i64,
+    /// Rows by state (sessions, turns, the queue, summaries).
+    #[serde(flatten)]
+    pub rows: crate::store::status::Counts,
     pub failed: i64,
     pub unembedded: i64,
     pub oldest_pending_seconds: Option<i64>,
@@ -33,62 +26,30 @@ pub struct LastRun {
     pub outcome: Option<String>,
 }
 
-fn count(conn: &Connection, sql: &str) -> rusqlite::Result<i64> {
-    conn.query_row(sql, [], |r| r.get(0))
-}
-
-pub fn status(conn: &Connection, unembedded: i64) -> Result<Status> {
+pub fn status(store: &Store, unembedded: i64) -> Result<Status> {
     let now = now_ms();
-    let oldest = oldest_pending_ms(conn)?;
+    let (failed_l2, failed_l4) = queue::failed(store)?;
     Ok(Status {
-        sessions_open: count(conn, "SELECT count(*) FROM sessions WHERE closed_at IS NULL")?,
-        sessions_closed: count(conn, "SELECT count(*) FROM sessions WHERE closed_at IS NOT NULL")?,
-        turns: count(conn, "SELECT count(*) FROM turns")?,
-        pending_l2: count(conn, "SELECT count(*) FROM turns WHERE l2_state = 'pending'")?,
-        pending_l3: count(conn, "SELECT count(*) FROM turns WHERE l3_id IS NULL AND l2_state = 'done'")?,
-        pending_l4: count(conn, "SELECT count(*) FROM summaries WHERE l4_state = 'pending'")?,
-        summaries_running: count(conn, "SELECT count(*) FROM summaries WHERE status = 'running'")?,
-        summaries_complete: count(conn, "SELECT count(*) FROM summaries WHERE status = 'complete'")?,
-        failed: count(
-            conn,
-            "SELECT (SELECT count(*) FROM turns WHERE l2_state = 'failed')
-                  + (SELECT count(*) FROM summaries WHERE l4_state = 'failed')",
-        )?,
+        rows: crate::store::status::counts(store)?,
+        failed: failed_l2 + failed_l4,
         unembedded,
-        oldest_pending_seconds: oldest.map(|t| ((now - t) / 1000).max(0)),
-        redactions: count(conn, "SELECT coalesce(sum(redactions), 0) FROM sessions")?,
-        last_run: last_run(conn)?,
+        oldest_pending_seconds: queue::oldest_unfolded_ms(store)?.map(|t| ((now - t) / 1000).max(0)),
+        redactions: crate::store::status::redactions(store)?,
+        last_run: runs::last(store)?.map(|r| LastRun {
+            started: crate::store::fmt_time(r.started),
+            finished: r.finished.map(crate::store::fmt_time),
+            outcome: r.outcome,
+        }),
     })
-}
-
-/// Capture time of the oldest turn still waiting for its L2 or its fold
-/// (one row of a partial index, whatever the size of the database).
-pub fn oldest_pending_ms(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    conn.query_row(
-        "SELECT captured_at FROM turns WHERE l3_id IS NULL AND l2_state <> 'failed' ORDER BY id LIMIT 1",
-        [],
-        |r| r.get(0),
-    )
-    .optional()
-}
-
-fn last_run(conn: &Connection) -> rusqlite::Result<Option<LastRun>> {
-    conn.query_row("SELECT started, finished, outcome FROM runs ORDER BY id DESC LIMIT 1", [], |r| {
-        Ok(LastRun {
-            started: crate::store::fmt_time(r.get(0)?),
-            finished: r.get::<_, Option<i64>>(1)?.map(crate::store::fmt_time),
-            outcome: r.get(2)?,
-        })
-    })
-    .optional()
 }
 
 /// One line for capture to print when the pipeline is falling behind: the
 /// oldest pending work is older than three pause periods, or the last pass
-/// failed. `None` when all is well.
-pub fn lag_warning(conn: &Connection, config: &Config) -> Result<Option<String>> {
-    let limit_ms = 3 * config.housekeeping.summary_pause_minutes as i64 * 60_000;
-    if let Some(t) = oldest_pending_ms(conn)? {
+/// failed. `None` when all is well. `pause_ms`: see
+/// `pipeline::options::pause_ms`.
+pub fn lag_warning(store: &Store, pause_ms: i64) -> Result<Option<String>> {
+    let limit_ms = 3 * pause_ms;
+    if let Some(t) = queue::oldest_unfolded_ms(store)? {
         let age = now_ms() - t;
         if age > limit_ms {
             return Ok(Some(format!(
@@ -97,10 +58,7 @@ pub fn lag_warning(conn: &Connection, config: &Config) -> Result<Option<String>>
             )));
         }
     }
-    let outcome: Option<Option<String>> = conn
-        .query_row("SELECT outcome FROM runs WHERE finished IS NOT NULL ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
-        .optional()?;
-    if let Some(Some(o)) = outcome {
+    if let Some(Some(o)) = runs::last_finished_outcome(store)? {
         if o != "ok" {
             return Ok(Some(format!("the last summarize pass ended with outcome '{o}' (see `ragger status`)")));
         }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::capture::{insert, parse_line, Admitted, Counts, Door, Turn, TurnInput};
+use crate::capture::{parse_line, Admitted, Counts, Door, Turn, TurnInput};
 use crate::cli::CaptureArgs;
 use crate::cmd::{print_json, Ctx};
 use crate::exclude::ignore_file;
@@ -109,12 +109,13 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
     if args.summarize && counts.stored > 0 && ctx.partial_config {
         ctx.warn("warning: --summarize skipped: the config has an error (above); the turn waits for the next pass");
     } else if args.summarize && counts.stored > 0 {
+        let env = crate::cmd::summarize::pass_env(ctx);
         for s in &sessions_touched {
-            crate::cmd::summarize::summarize_session_now(ctx, &mut store, s);
+            crate::pipeline::pass::summarize_session_now(&env, &mut store, s);
         }
     }
     if !ctx.quiet() {
-        if let Some(w) = crate::status::lag_warning(&store.conn, &ctx.config)? {
+        if let Some(w) = crate::status::lag_warning(&store, crate::pipeline::options::pause_ms(&ctx.config))? {
             eprintln!("ragger: warning: {w}");
         }
     }
@@ -231,28 +232,14 @@ fn store_batch(
     counts: &mut Counts,
     moved: &mut Vec<(String, String, String)>,
 ) -> Result<()> {
-    if batch.is_empty() {
-        return Ok(());
-    }
-    let path = store.path.clone();
-    let tx = store.write().with_context(|| format!("database {}", path.display()))?;
-    for t in batch.iter() {
-        if let Some(kept) = crate::capture::other_project(&tx, t).map_err(crate::store::classify)? {
-            let asked = t.project.clone().unwrap_or_default();
-            if !moved.iter().any(|(s, _, a)| s == &t.session && a == &asked) {
-                moved.push((t.session.clone(), kept, asked));
-            }
-        }
-        let stored = insert(&tx, t)
-            .map_err(crate::store::classify)
-            .with_context(|| format!("storing a turn of session {}", t.session))?;
-        if stored {
-            counts.stored += 1;
-        } else {
-            counts.duplicates += 1;
+    let r = crate::store::turns::store_batch(store, batch)?;
+    counts.stored += r.stored;
+    counts.duplicates += r.duplicates;
+    for m in r.moved {
+        if !moved.iter().any(|(s, _, a)| s == &m.0 && a == &m.2) {
+            moved.push(m);
         }
     }
-    tx.commit().map_err(crate::store::classify).with_context(|| format!("database {}", path.display()))?;
     batch.clear();
     Ok(())
 }

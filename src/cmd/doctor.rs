@@ -6,7 +6,6 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use crate::cmd::{print_json, Ctx};
@@ -43,7 +42,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     } else {
         match ctx.open_store() {
             Ok(store) => {
-                let v: i64 = store.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+                let v = crate::store::status::schema_version(&store)?;
                 let violations = crate::check::check(&store.conn)?;
                 checks.push(Check {
                     name: "database",
@@ -55,7 +54,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
                     ),
                     ms: None,
                 });
-                let (pass, failed) = pass_and_failures(&store.conn)?;
+                let (pass, failed) = pass_and_failures(&store)?;
                 checks.push(pass.check);
                 checks.push(Check {
                     name: "failed items",
@@ -95,18 +94,9 @@ struct Pass {
 
 /// The last pass (time, kind, outcome) and the counts of failed items
 /// (turn summaries, project folds).
-fn pass_and_failures(conn: &rusqlite::Connection) -> Result<(Pass, (i64, i64))> {
-    let failed: (i64, i64) = conn.query_row(
-        "SELECT (SELECT count(*) FROM turns WHERE l2_state = 'failed'),
-                (SELECT count(*) FROM summaries WHERE l4_state = 'failed')",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    let last: Option<(String, i64, Option<String>)> = conn
-        .query_row("SELECT kind, started, outcome FROM runs ORDER BY id DESC LIMIT 1", [], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        .optional()?;
+fn pass_and_failures(store: &crate::store::Store) -> Result<(Pass, (i64, i64))> {
+    let failed = crate::store::queue::failed(store)?;
+    let last = crate::store::runs::last(store)?.map(|r| (r.kind, r.started, r.outcome));
     let pass = match last {
         None => Pass {
             check: Check {

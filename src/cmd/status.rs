@@ -8,8 +8,8 @@ use crate::exit::Exit;
 pub fn run(ctx: &Ctx) -> Result<Exit> {
     let store = ctx.open_existing_store()?;
     let model = crate::embed::index::model_id_for(&ctx.embed_options());
-    let unembedded = crate::embed::index::count_unembedded(&store.conn, model.as_deref())?;
-    let s = crate::status::status(&store.conn, unembedded)?;
+    let unembedded = crate::store::status::unembedded(&store, model.as_deref())?;
+    let s = crate::status::status(&store, unembedded)?;
     if ctx.json() {
         return print_json(&s).map(|_| Exit::Ok);
     }
@@ -21,14 +21,14 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     };
     let oldest = s.oldest_pending_seconds.map(|x| format!("{x} s")).unwrap_or_else(|| "-".into());
     let rows: [(&str, String); 13] = [
-        ("sessions open", s.sessions_open.to_string()),
-        ("sessions closed", s.sessions_closed.to_string()),
-        ("turns", s.turns.to_string()),
-        ("pending L2", s.pending_l2.to_string()),
-        ("pending L3", s.pending_l3.to_string()),
-        ("pending L4", s.pending_l4.to_string()),
-        ("summaries running", s.summaries_running.to_string()),
-        ("summaries complete", s.summaries_complete.to_string()),
+        ("sessions open", s.rows.sessions_open.to_string()),
+        ("sessions closed", s.rows.sessions_closed.to_string()),
+        ("turns", s.rows.turns.to_string()),
+        ("pending L2", s.rows.pending_l2.to_string()),
+        ("pending L3", s.rows.pending_l3.to_string()),
+        ("pending L4", s.rows.pending_l4.to_string()),
+        ("summaries running", s.rows.summaries_running.to_string()),
+        ("summaries complete", s.rows.summaries_complete.to_string()),
         ("failed", if s.failed > 0 { format!("{} (see `ragger failed`)", s.failed) } else { "0".into() }),
         // Rows wait for a vector only while the embedder is on.
         (

@@ -401,7 +401,7 @@ fn ready_sessions(
     let mut ready: Vec<(i64, Vec<FoldTurn>)> = Vec::new();
     'find: loop {
         // Sessions already taken are skipped while looking for more.
-        let candidates = queue::sessions_to_fold(&store.conn, session, &mut *skip, 8)?;
+        let candidates = queue::sessions_to_fold(store, session, &mut *skip, 8)?;
         if candidates.is_empty() {
             break;
         }
@@ -410,14 +410,9 @@ fn ready_sessions(
             // head of one), cut where the segmenter sees a new topic. Only a
             // model asked for a verdict on every turn folds one at a time.
             let batch = if opts.threshold() || !opts.segment.model_votes { MAX_BATCH } else { 1 };
-            let mut head = queue::fold_head(&store.conn, sid, batch)?;
+            let mut head = queue::fold_head(store, sid, batch)?;
             fit_prompt(&mut head, opts.summaries.max_input_chars);
-            let gated = opts.threshold() && {
-                let g = queue::gate(&store.conn, sid, opts.pause_ms)?;
-                !(g.idle
-                    || (g.session_tokens > opts.summaries.threshold_tokens as i64
-                        && g.new_l2s >= opts.summaries.min_episodes as i64))
-            };
+            let gated = queue::gated(store, sid, opts)?;
             skip.sessions.insert(sid);
             if head.is_empty() || gated {
                 continue;

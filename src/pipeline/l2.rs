@@ -2,14 +2,13 @@
 //! (`[memory_model] parallel`); each result is committed on its own.
 
 use anyhow::Result;
-use rusqlite::{params, OptionalExtension};
 
 use super::queue::{self, L2Item, Skip, Table};
 use super::verdict::is_topic_shift;
 use super::{grounding, prompts};
 use super::{ModelSlot, PassOptions, Report, Step};
 use crate::llm::{complete, MemoryModel, ModelError, Reply, Request};
-use crate::store::{estimate_tokens, now_ms, Store};
+use crate::store::{turns, Store};
 
 pub fn step(
     store: &mut Store,
@@ -20,7 +19,7 @@ pub fn step(
     skip: &mut Skip,
     report: &mut Report,
 ) -> Result<Step> {
-    let items = queue::pending_l2(&store.conn, &opts.owner, session, n, skip)?;
+    let items = queue::pending_l2(store, &opts.owner, session, n, &skip.turns)?;
     if items.is_empty() {
         return Ok(Step::Idle);
     }
@@ -123,33 +122,12 @@ fn summarize_turn(
 
 /// Compare-and-set: only a turn still pending and claimed by us takes the L2.
 fn commit(store: &mut Store, id: i64, reply: &Reply, origin: &str, owner: &str, model_id: &str) -> Result<bool> {
-    let version = if origin == "extractive" { prompts::EXTRACTIVE_VERSION } else { prompts::L2_VERSION };
-    let tx = store.write()?;
-    let n = tx.execute(
-        "UPDATE turns SET l2 = ?1, l2_state = 'done', l2_tokens = ?2, l2_model = ?3, l2_prompt_version = ?4,
-                l2_at = ?5, last_error = NULL, lease_owner = NULL, lease_expires = NULL, l2_origin = ?8
-         WHERE id = ?6 AND l2_state = 'pending' AND lease_owner = ?7",
-        params![reply.text, estimate_tokens(&reply.text), model_id, version, now_ms(), id, owner, origin],
-    )?;
-    tx.commit()?;
-    Ok(n == 1)
+    let prompt_version = if origin == "extractive" { prompts::EXTRACTIVE_VERSION } else { prompts::L2_VERSION };
+    turns::commit_l2(store, id, owner, &turns::L2 { text: &reply.text, model: model_id, prompt_version, origin })
 }
 
 /// Count a failed attempt; true when it was the last one (the turn is now
 /// `failed` and is not retried unless `ragger retry` says so).
 fn count_attempt(store: &mut Store, item: &L2Item, why: &str, opts: &PassOptions) -> Result<bool> {
-    let tx = store.write()?;
-    let gave_up: Option<bool> = tx
-        .query_row(
-            "UPDATE turns SET attempts = attempts + 1, last_error = ?2,
-                    l2_state = CASE WHEN attempts + 1 >= ?3 THEN 'failed' ELSE l2_state END,
-                    lease_owner = NULL, lease_expires = NULL
-             WHERE id = ?1 AND l2_state = 'pending' AND lease_owner = ?4
-             RETURNING l2_state = 'failed'",
-            params![item.id, why, opts.max_attempts, opts.owner],
-            |r| r.get(0),
-        )
-        .optional()?;
-    tx.commit()?;
-    Ok(gave_up.unwrap_or(false))
+    turns::fail_l2_attempt(store, item.id, &opts.owner, why, opts.max_attempts)
 }

@@ -5,21 +5,27 @@
 
 pub mod fold;
 pub mod grounding;
+pub mod idle;
 pub mod l2;
+pub mod options;
+pub mod pass;
+pub mod plan;
 pub mod progress;
 pub mod prompts;
 pub mod queue;
 pub mod segment;
+pub mod tick;
 pub mod tidy;
 pub mod vectors;
 pub mod verdict;
+
+pub use options::PassOptions;
 
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::config::{Fold, Summaries};
 use crate::llm::{Cancel, Interruptible, MemoryModel, ModelError};
 use crate::signals::Flags;
 use crate::store::Store;
@@ -37,55 +43,6 @@ pub enum Level {
 
 /// How long a claim is valid when no pass holds the run lock to recover it.
 pub const LEASE: Duration = Duration::from_secs(15 * 60);
-
-#[derive(Clone, Debug)]
-pub struct PassOptions {
-    /// Lease owner of this process.
-    pub owner: String,
-    pub limit: Option<u64>,
-    /// Restrict to one session (external id).
-    pub session: Option<String>,
-    /// Stop taking new work at this instant.
-    pub deadline: Option<Instant>,
-    pub summaries: Summaries,
-    pub max_attempts: u32,
-    pub parallel: usize,
-    /// Sessions idle this long are folded regardless of the threshold gate.
-    pub pause_ms: i64,
-    /// The topic segmenter's settings.
-    pub segment: segment::Settings,
-    /// Log each boundary decision with its scores, and each rejected
-    /// model reply with its reason, on stderr (`-v`).
-    pub verbose: bool,
-}
-
-impl PassOptions {
-    pub fn new(owner: String, summaries: Summaries) -> Self {
-        PassOptions {
-            owner,
-            limit: None,
-            session: None,
-            deadline: None,
-            max_attempts: 3,
-            parallel: 1,
-            pause_ms: 20 * 60_000,
-            segment: segment::Settings {
-                mode: summaries.segmenter,
-                threshold: summaries.segment_threshold,
-                lexical_weight: summaries.lexical_weight,
-                pause_weight: summaries.pause_weight,
-                pause_ms: 20 * 60_000,
-                cue_weight: summaries.cue_weight,
-                model_votes: summaries.segmenter == segment::Mode::Model,
-            },
-            verbose: false,
-            summaries,
-        }
-    }
-    fn threshold(&self) -> bool {
-        self.summaries.fold == Fold::Threshold
-    }
-}
 
 #[derive(Debug, Default, Clone, Serialize, PartialEq)]
 pub struct Report {
@@ -167,27 +124,6 @@ impl<'a> ModelSlot<'a> {
     }
 }
 
-/// Clear every claim: called by a pass that holds the run lock, which
-/// proves no other pass is alive. Returns how many claims were recovered.
-pub fn recover_orphans(store: &mut Store) -> Result<u64> {
-    let any: bool = store.conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM turns WHERE lease_owner IS NOT NULL)
-             OR EXISTS (SELECT 1 FROM summaries WHERE lease_owner IS NOT NULL)",
-        [],
-        |r| r.get(0),
-    )?;
-    if !any {
-        return Ok(0); // the usual case: no write transaction at all
-    }
-    let tx = store.write()?;
-    let a =
-        tx.execute("UPDATE turns SET lease_owner = NULL, lease_expires = NULL WHERE lease_owner IS NOT NULL", [])?;
-    let b =
-        tx.execute("UPDATE summaries SET lease_owner = NULL, lease_expires = NULL WHERE lease_owner IS NOT NULL", [])?;
-    tx.commit()?;
-    Ok((a + b) as u64)
-}
-
 /// Called after each item with the level done.
 pub type OnItem<'p> = &'p mut dyn FnMut(Level);
 /// Called after each item with what it was and how it went.
@@ -207,7 +143,7 @@ pub fn run_pass(
     let mut report = Report::default();
     let mut skip = queue::Skip::default();
     let session_id = match &opts.session {
-        Some(ext) => match queue::session_id(&store.conn, ext)? {
+        Some(ext) => match queue::session_id(store, ext)? {
             Some(id) => Some(id),
             None => return Ok((report, None)),
         },
@@ -263,7 +199,7 @@ pub fn run_pass(
         }
         break; // no level had work
     }
-    report.remaining = queue::remaining(&store.conn, session_id)?;
+    report.remaining = queue::remaining(store, session_id)?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok((report, stop))
 }

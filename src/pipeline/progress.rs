@@ -4,9 +4,9 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use rusqlite::Connection;
 
 use super::{Level, Report};
+use crate::store::{queue, Store};
 
 /// Work a pass still plans, in the units its progress counts: per pending
 /// turn its L2, its fold and its L2's vector; per turn waiting to be
@@ -15,15 +15,10 @@ use super::{Level, Report};
 /// project one L4 fold; and, with `vectors`, every row still waiting for
 /// a vector. Recomputed after each item, so the total follows folds that
 /// complete a segment (new L4 work) and never falls below what is done.
-pub fn planned(conn: &Connection, session: Option<i64>, vectors: bool) -> Result<u64> {
-    let n: i64 = conn.query_row(
-        "SELECT (SELECT count(*) FROM turns WHERE l2_state = 'pending' AND (?1 IS NULL OR session_id = ?1)) * (2 + ?2)
-              + (SELECT count(*) FROM turns WHERE l3_id IS NULL AND l2_state = 'done' AND (?1 IS NULL OR session_id = ?1))
-              + (SELECT count(*) FROM summaries WHERE l4_state = 'pending' AND (?1 IS NULL OR session_id = ?1))",
-        rusqlite::params![session, vectors as i64],
-        |r| r.get(0),
-    )?;
-    let embed = if vectors { crate::embed::index::count_unembedded(conn, None)? } else { 0 };
+pub fn planned(store: &Store, session: Option<i64>, vectors: bool) -> Result<u64> {
+    let c = queue::counts(store, session)?;
+    let n = c.pending_l2 * (2 + vectors as i64) + c.foldable + c.pending_l4;
+    let embed = if vectors { crate::store::status::unembedded(store, None)? } else { 0 };
     Ok((n + embed) as u64)
 }
 

@@ -3,7 +3,12 @@
 
 pub mod imports;
 pub mod privacy;
+pub mod queue;
+pub mod runs;
 pub mod schema;
+pub mod sessions;
+pub mod status;
+pub mod turns;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -294,6 +294,31 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
 }
 
 #[test]
+fn dry_run_honours_the_threshold_gate_like_the_pass() {
+    let server = topic_server();
+    let env = Env::new()
+        .with_server(&server)
+        .with_config("[summaries]\nfold = \"threshold\"\nthreshold_tokens = 100000\nmin_episodes = 2");
+    capture_topics(&env, "busy", &["a", "a", "a"], &[]);
+    capture_topics(&env, "quiet", &["b", "b"], &["--at", &minutes_ago(30)]);
+    let plan = env.run(&["summarize", "--dry-run", "--json"]).ok().json();
+    assert_eq!(plan["l2"].as_array().unwrap().len(), 5, "every pending turn gets its L2: {plan}");
+    let l3: Vec<(String, i64)> = plan["l3"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["session"].as_str().unwrap().to_string(), s["turns_to_fold"].as_i64().unwrap()))
+        .collect();
+    // "busy" is under threshold_tokens and not idle: the gate holds it back.
+    assert_eq!(l3, vec![("quiet".to_string(), 2)], "{plan}");
+    assert_eq!(server.requests().len(), 0);
+    // The pass agrees: it folds the idle session only.
+    let r = once(&env);
+    assert_eq!(r["l3_folds"], 1, "{r}");
+    assert_eq!(env.status()["pending_l3"], 3);
+}
+
+#[test]
 fn a_second_pass_exits_75_while_one_holds_the_lock() {
     let server = FakeServer::start(|r| Action::delayed(Duration::from_secs(3), topic_reply(r)));
     let env = Env::new().with_server(&server);
