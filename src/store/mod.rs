@@ -1,9 +1,17 @@
 //! The one shared SQLite file: opening it (pragmas, permissions,
 //! migrations) and the small helpers every command uses.
 
+pub mod context;
+pub mod embeddings;
+pub mod export;
+pub mod forget;
 pub mod imports;
+pub mod inspect;
 pub mod privacy;
+pub mod retry;
 pub mod schema;
+pub mod search;
+pub mod turn_views;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
