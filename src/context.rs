@@ -257,7 +257,7 @@ fn l4_text(e: &Entry) -> String {
 
 fn segment_line(e: &Entry) -> String {
     let session = e.session.as_deref().unwrap_or("?");
-    let flat = e.content.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::display::collapse(&e.content);
     let terms = if e.key_terms.is_empty() { String::new() } else { format!(" [key terms: {}]", e.key_terms) };
     format!("- {} (session {session}, {}): {flat}{terms}\n", day(&e.at), e.status)
 }

@@ -22,6 +22,12 @@ pub fn text(s: &str) -> String {
     escape(s, true)
 }
 
+/// Text on one line: every run of whitespace (newlines included) as one
+/// space, none at the ends.
+pub fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The width of a column of `values` (already made visible): the longest,
 /// at least `min`, at most [`MAX_COLUMN`].
 pub fn column_width<'a>(values: impl IntoIterator<Item = &'a str>, min: usize) -> usize {

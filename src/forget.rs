@@ -68,7 +68,7 @@ pub struct Report {
 }
 
 pub(crate) fn preview(text: &str) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one: String = crate::display::collapse(text);
     if one.chars().count() > 60 {
         format!("{}…", one.chars().take(60).collect::<String>())
     } else {

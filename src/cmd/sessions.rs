@@ -59,7 +59,7 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> Result<Exit> {
 /// One line of at most [`SNIPPET_CHARS`] characters, control characters
 /// made visible before cutting (so the cut bounds what is shown).
 fn snippet(text: &str) -> String {
-    let flat = display::line(&text.split_whitespace().collect::<Vec<_>>().join(" "));
+    let flat = display::line(&display::collapse(text));
     if flat.chars().count() <= SNIPPET_CHARS {
         return flat;
     }

@@ -68,6 +68,6 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
 }
 
 fn one_line(s: &str, max: usize) -> String {
-    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::display::collapse(s);
     crate::llm::truncate_for_message(&flat, max)
 }

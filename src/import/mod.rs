@@ -145,7 +145,7 @@ impl Report {
 
 /// One short line: whitespace collapsed, at most `max` characters.
 pub fn short(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::display::collapse(text);
     if flat.chars().count() <= max {
         return flat;
     }

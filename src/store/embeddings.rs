@@ -217,42 +217,20 @@ pub fn scan(
 ) -> Result<usize> {
     // Without filters, a plain range scan of the table; joins only when needed.
     let join = scope.any() || (kind != Kind::L2 && scope.level.is_some());
-    let sql = match (kind, join) {
-        (Kind::L2, false) => {
-            "SELECT row_id, vector FROM embeddings WHERE kind = 'l2' AND model = ?1
-               AND ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL"
-        }
-        (Kind::Summary, false) => {
-            "SELECT row_id, vector FROM embeddings WHERE kind = 'summary' AND model = ?1
-               AND ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL"
-        }
-        (Kind::L2, true) => {
-            "SELECT e.row_id, e.vector FROM embeddings e
-               JOIN turns t ON t.id = e.row_id JOIN sessions s ON s.id = t.session_id
-             WHERE e.kind = 'l2' AND e.model = ?1
-               AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR s.project = ?3)
-               AND (?4 IS NULL OR t.at >= ?4) AND (?5 IS NULL OR ?5 = 2)"
-        }
-        (Kind::Summary, true) => {
-            "SELECT e.row_id, e.vector FROM embeddings e
-               JOIN summaries m ON m.id = e.row_id LEFT JOIN sessions s ON s.id = m.session_id
-             WHERE e.kind = 'summary' AND e.model = ?1
-               AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR coalesce(m.project, s.project) = ?3)
-               AND (?4 IS NULL OR m.updated_at >= ?4) AND (?5 IS NULL OR m.level = ?5)"
-        }
-        (Kind::Turn, false) => {
-            "SELECT row_id, vector FROM embeddings WHERE kind = 'turn' AND model = ?1
-               AND ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL"
-        }
-        (Kind::Turn, true) => {
-            "SELECT e.row_id, e.vector FROM embeddings e
-               JOIN turns t ON t.id = e.row_id JOIN sessions s ON s.id = t.session_id
-             WHERE e.kind = 'turn' AND e.model = ?1
-               AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR s.project = ?3)
-               AND (?4 IS NULL OR t.at >= ?4) AND (?5 IS NULL OR ?5 IN (1, 3))"
-        }
+    let sql = if join {
+        let (joins, conditions) = super::search::scoped(kind, "e.row_id", "?5");
+        format!(
+            "SELECT e.row_id, e.vector FROM embeddings e {joins} WHERE e.kind = '{}' AND e.model = ?1 AND {conditions}",
+            kind.name()
+        )
+    } else {
+        format!(
+            "SELECT row_id, vector FROM embeddings WHERE kind = '{}' AND model = ?1
+               AND ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL",
+            kind.name()
+        )
     };
-    let mut stmt = store.conn.prepare_cached(sql)?;
+    let mut stmt = store.conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![model, scope.session, scope.project, scope.since, scope.level])?;
     let mut scanned = 0;
     while let Some(row) = rows.next()? {

@@ -16,6 +16,7 @@ pub struct Session {
     pub last_at: i64,
 }
 
+/// The sessions the filter names, by project, then first turn.
 pub fn sessions(store: &Store, f: &Filter) -> Result<Vec<Session>> {
     let mut stmt = store.conn.prepare(
         "SELECT id, external_id, project, first_at, last_at FROM sessions
@@ -40,6 +41,7 @@ pub fn sessions(store: &Store, f: &Filter) -> Result<Vec<Session>> {
 /// (turn id, at, idempotency key, user, assistant) of a session, in order.
 pub type TurnRow = (i64, i64, Option<String>, String, String);
 
+/// A session's turns (at or after `since`), in event order.
 pub fn turns(store: &Store, session: i64, since: Option<i64>) -> Result<Vec<TurnRow>> {
     let mut stmt = store.conn.prepare_cached(
         "SELECT id, at, idem_key, user_text, assistant_text FROM turns

@@ -42,6 +42,31 @@ pub fn fts_any<'a>(terms: impl IntoIterator<Item = &'a str>) -> Option<String> {
     (!quoted.is_empty()).then(|| quoted.join(" OR "))
 }
 
+/// The joins and conditions that restrict rows of `kind` (whose id is
+/// `row_id`) to [`Filters`] bound as `?2` session, `?3` project, `?4`
+/// since, and `level` (a parameter) the level asked for.
+pub(super) fn scoped(kind: Kind, row_id: &str, level: &str) -> (String, String) {
+    let (joins, project, at, level_ok) = match kind {
+        Kind::L2 | Kind::Turn => (
+            format!("JOIN turns t ON t.id = {row_id} JOIN sessions s ON s.id = t.session_id"),
+            "s.project",
+            "t.at",
+            if kind == Kind::L2 { format!("{level} = 2") } else { format!("{level} IN (1, 3)") },
+        ),
+        Kind::Summary => (
+            format!("JOIN summaries m ON m.id = {row_id} LEFT JOIN sessions s ON s.id = m.session_id"),
+            "coalesce(m.project, s.project)",
+            "m.updated_at",
+            format!("m.level = {level}"),
+        ),
+    };
+    let conditions = format!(
+        "(?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR {project} = ?3)
+         AND (?4 IS NULL OR {at} >= ?4) AND ({level} IS NULL OR {level_ok})"
+    );
+    (joins, conditions)
+}
+
 /// Up to `k` rows of each kind the filters allow that match the FTS5
 /// query `q`, best first per kind, with their BM25 rank (lower is better).
 pub fn keyword_candidates(store: &Store, q: &str, f: &Filters, k: usize) -> Result<Vec<((Kind, i64), f64)>> {
@@ -51,34 +76,17 @@ pub fn keyword_candidates(store: &Store, q: &str, f: &Filters, k: usize) -> Resu
         if !f.wants(kind) {
             continue;
         }
-        let sql = match kind {
-            Kind::L2 => {
-                "SELECT l2_fts.rowid, bm25(l2_fts) AS rank
-                 FROM l2_fts JOIN turns t ON t.id = l2_fts.rowid JOIN sessions s ON s.id = t.session_id
-                 WHERE l2_fts MATCH ?1
-                   AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR s.project = ?3)
-                   AND (?4 IS NULL OR t.at >= ?4) AND (?6 IS NULL OR ?6 = 2)
-                 ORDER BY rank LIMIT ?5"
-            }
-            Kind::Summary => {
-                "SELECT summaries_fts.rowid, bm25(summaries_fts) AS rank
-                 FROM summaries_fts JOIN summaries m ON m.id = summaries_fts.rowid
-                      LEFT JOIN sessions s ON s.id = m.session_id
-                 WHERE summaries_fts MATCH ?1
-                   AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR coalesce(m.project, s.project) = ?3)
-                   AND (?4 IS NULL OR m.updated_at >= ?4) AND (?6 IS NULL OR m.level = ?6)
-                 ORDER BY rank LIMIT ?5"
-            }
-            Kind::Turn => {
-                "SELECT turns_fts.rowid, bm25(turns_fts) AS rank
-                 FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid JOIN sessions s ON s.id = t.session_id
-                 WHERE turns_fts MATCH ?1
-                   AND (?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR s.project = ?3)
-                   AND (?4 IS NULL OR t.at >= ?4) AND (?6 IS NULL OR ?6 IN (1, 3))
-                 ORDER BY rank LIMIT ?5"
-            }
+        let fts = match kind {
+            Kind::L2 => "l2_fts",
+            Kind::Summary => "summaries_fts",
+            Kind::Turn => "turns_fts",
         };
-        let mut stmt = store.conn.prepare_cached(sql)?;
+        let (joins, conditions) = scoped(kind, &format!("{fts}.rowid"), "?6");
+        let sql = format!(
+            "SELECT {fts}.rowid, bm25({fts}) AS rank FROM {fts} {joins}
+             WHERE {fts} MATCH ?1 AND {conditions} ORDER BY rank LIMIT ?5"
+        );
+        let mut stmt = store.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(args, |r| Ok(((kind, r.get(0)?), r.get(1)?)))?;
         for row in rows {
             out.push(row?);
