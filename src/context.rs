@@ -5,15 +5,13 @@
 //! four characters a token).
 
 use anyhow::Result;
-use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
-use crate::store::fmt_time;
+use crate::store::context::{self as rows, Segment};
+use crate::store::{fmt_time, Store};
 
 /// L3 segments looked at, newest first, before the budget cuts.
 const MAX_SEGMENTS: usize = 50;
-/// When a segment's conversation happened: its last turn's event time.
-const AT: &str = "coalesce((SELECT t.at FROM turns t WHERE t.id = m.last_turn_id), m.updated_at)";
 
 /// Recent segments listed before the relevant ones take the budget.
 const RECENT_FIRST: usize = 3;
@@ -67,42 +65,27 @@ struct Row {
     entry: Entry,
 }
 
-fn row(r: &rusqlite::Row) -> rusqlite::Result<Row> {
-    Ok(Row {
-        id: r.get(0)?,
+fn row(s: Segment) -> Row {
+    Row {
+        id: s.id,
         entry: Entry {
-            session: r.get(1)?,
-            status: r.get(2)?,
-            updated: fmt_time(r.get(3)?),
-            at: fmt_time(r.get(6)?),
-            content: r.get(4)?,
-            key_terms: r.get(5)?,
+            session: s.session,
+            status: s.status,
+            updated: fmt_time(s.updated_at),
+            at: fmt_time(s.at),
+            content: s.content,
+            key_terms: s.key_terms,
         },
-    })
+    }
 }
 
 /// The block for `project`: the L4, up to [`RECENT_FIRST`] recent
 /// segments, the completed segments that best match `query` (when none is
 /// given: the key terms of what was just listed), then more recent ones,
 /// as long as the budget lasts.
-pub fn build(conn: &Connection, project: &str, limit_tokens: usize, query: Option<&str>) -> Result<Block> {
-    let l4: Option<Entry> = conn
-        .prepare_cached(
-            "SELECT status, updated_at, content, key_terms FROM summaries WHERE level = 4 AND project = ?1
-             ORDER BY updated_at DESC, id DESC LIMIT 1",
-        )?
-        .query_row([project], |r| {
-            Ok(Entry {
-                session: None,
-                status: r.get(0)?,
-                updated: fmt_time(r.get(1)?),
-                at: fmt_time(r.get(1)?),
-                content: r.get(2)?,
-                key_terms: r.get(3)?,
-            })
-        })
-        .optional()?;
-    let recent = newest(conn, project, MAX_SEGMENTS)?;
+pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&str>) -> Result<Block> {
+    let l4 = rows::latest_l4(store, project)?.map(|s| row(s).entry);
+    let recent = newest(store, project, MAX_SEGMENTS)?;
     let mut block = Block {
         project: project.to_string(),
         project_summary: None,
@@ -145,7 +128,7 @@ pub fn build(conn: &Connection, project: &str, limit_tokens: usize, query: Optio
         }
     };
     if !block.query.is_empty() {
-        for r in matching(conn, project, &block.query)? {
+        for r in matching(store, project, &block.query)? {
             if listed.contains(&r.id) {
                 continue;
             }
@@ -180,21 +163,12 @@ fn shorten(text: &str, max: usize) -> String {
 }
 
 /// The project's `n` latest segments (running or complete), newest first.
-pub fn recent(conn: &Connection, project: &str, n: usize) -> Result<Vec<Entry>> {
-    Ok(newest(conn, project, n)?.into_iter().map(|r| r.entry).collect())
+pub fn recent(store: &Store, project: &str, n: usize) -> Result<Vec<Entry>> {
+    Ok(newest(store, project, n)?.into_iter().map(|r| r.entry).collect())
 }
 
-fn newest(conn: &Connection, project: &str, n: usize) -> Result<Vec<Row>> {
-    let rows = conn
-        .prepare_cached(&format!(
-            "SELECT m.id, se.external_id, m.status, m.updated_at, m.content, m.key_terms, {AT} AS at
-             FROM summaries m JOIN sessions se ON se.id = m.session_id
-             WHERE m.level = 3 AND se.project = ?1
-             ORDER BY at DESC, m.id DESC LIMIT ?2"
-        ))?
-        .query_map(params![project, n as i64], row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+fn newest(store: &Store, project: &str, n: usize) -> Result<Vec<Row>> {
+    Ok(rows::newest_segments(store, project, n)?.into_iter().map(row).collect())
 }
 
 /// What is left of the budget, in characters.
@@ -217,18 +191,9 @@ impl Budget {
 
 /// Completed segments of the project matching any of the terms, best
 /// first (FTS5 rank over content and key terms).
-fn matching(conn: &Connection, project: &str, terms: &[String]) -> Result<Vec<Row>> {
-    let fts = terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ");
-    let rows = conn
-        .prepare_cached(&format!(
-            "SELECT m.id, se.external_id, m.status, m.updated_at, m.content, m.key_terms, {AT}
-             FROM summaries_fts f JOIN summaries m ON m.id = f.rowid JOIN sessions se ON se.id = m.session_id
-             WHERE summaries_fts MATCH ?2 AND m.level = 3 AND m.status = 'complete' AND se.project = ?1
-             ORDER BY f.rank LIMIT ?3"
-        ))?
-        .query_map(params![project, fts, MAX_SEGMENTS as i64], row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+fn matching(store: &Store, project: &str, terms: &[String]) -> Result<Vec<Row>> {
+    let Some(fts) = crate::store::search::fts_any(terms.iter().map(String::as_str)) else { return Ok(vec![]) };
+    Ok(rows::matching_segments(store, project, &fts, MAX_SEGMENTS)?.into_iter().map(row).collect())
 }
 
 /// The words of a caller's query worth matching on: three characters or
@@ -305,27 +270,16 @@ fn day(rfc3339: &str) -> &str {
 mod tests {
     use super::*;
 
-    fn fixture() -> crate::store::Store {
-        let store = crate::store::Store::memory().unwrap();
-        store
-            .conn
-            .execute_batch(
-                "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES
-                   (1, 's-old', 'app', 0, 0, 0), (2, 's-new', 'app', 0, 0, 0), (3, 's-other', 'web', 0, 0, 0);
-                 INSERT INTO summaries (level, session_id, project, status, content, tokens, model, prompt_version, created_at, updated_at) VALUES
-                   (3, 1, 'app', 'complete', 'The user set up the build with cargo.', 9, 'm', 1, 0, 86400000),
-                   (3, 2, 'app', 'running', 'The user is fixing the flaky login test.', 9, 'm', 1, 0, 172800000),
-                   (3, 3, 'web', 'complete', 'Unrelated web work.', 4, 'm', 1, 0, 172800000),
-                   (4, NULL, 'app', 'running', 'A Rust service; build and tests are being fixed.', 9, 'm', 1, 0, 172800000);",
-            )
-            .unwrap();
-        store
+    use crate::store::context::fixtures;
+
+    fn fixture() -> Store {
+        fixtures::two_projects()
     }
 
     #[test]
     fn block_has_the_l4_then_newest_segments_of_the_project_only() {
         let store = fixture();
-        let b = build(&store.conn, "app", 1000, None).unwrap();
+        let b = build(&store, "app", 1000, None).unwrap();
         assert_eq!(b.project_summary.as_ref().unwrap().content, "A Rust service; build and tests are being fixed.");
         let sessions: Vec<_> = b.segments.iter().map(|e| e.session.clone().unwrap()).collect();
         assert_eq!(sessions, ["s-new", "s-old"]);
@@ -337,17 +291,16 @@ mod tests {
     #[test]
     fn budget_drops_older_segments() {
         let store = fixture();
-        let b = build(&store.conn, "app", 70, None).unwrap();
+        let b = build(&store, "app", 70, None).unwrap();
         assert_eq!(b.segments.len(), 1, "{b:?}");
         assert!(b.tokens <= 70, "{}", b.tokens);
-        assert!(build(&store.conn, "nothing", 1000, None).unwrap().is_empty());
+        assert!(build(&store, "nothing", 1000, None).unwrap().is_empty());
     }
 
     /// Project `app`: one old segment about the login form (day 1), five
     /// newer ones about other things (days 2-6), and the running one
     /// (day 7) about the login test again.
-    fn history() -> crate::store::Store {
-        let store = crate::store::Store::memory().unwrap();
+    fn history() -> Store {
         let rows = [
             (
                 "s1",
@@ -362,25 +315,7 @@ mod tests {
             ("s6", "complete", "The user pinned the Rust toolchain to 1.95.", "toolchain; 1.95"),
             ("s7", "running", "The user is fixing the flaky login test.", "login; flaky"),
         ];
-        for (i, (sid, status, content, terms)) in rows.iter().enumerate() {
-            let day = (i as i64 + 1) * 86_400_000;
-            store
-                .conn
-                .execute(
-                    "INSERT INTO sessions (external_id, project, first_at, last_at, created_at) VALUES (?1, 'app', ?2, ?2, ?2)",
-                    params![sid, day],
-                )
-                .unwrap();
-            store
-                .conn
-                .execute(
-                    "INSERT INTO summaries (level, session_id, project, status, content, key_terms, tokens, model, prompt_version, created_at, updated_at)
-                     VALUES (3, last_insert_rowid(), 'app', ?1, ?2, ?3, 9, 'm', 1, ?4, ?4)",
-                    params![status, content, terms, day],
-                )
-                .unwrap();
-        }
-        store
+        fixtures::history(&rows)
     }
 
     fn sessions(list: &[Entry]) -> Vec<&str> {
@@ -391,7 +326,7 @@ mod tests {
     fn an_older_segment_on_the_current_subject_is_listed_after_the_recent_ones() {
         let store = history();
         // Room for the three recent segments and two more lines.
-        let b = build(&store.conn, "app", 180, None).unwrap();
+        let b = build(&store, "app", 180, None).unwrap();
         assert!(b.segments.len() < 6, "s1 would be reached by recency alone: {b:?}");
         assert_eq!(sessions(&b.segments[..3]), ["s7", "s6", "s5"], "{b:?}");
         assert_eq!(sessions(&b.related), ["s1"], "{b:?}");
@@ -407,7 +342,7 @@ mod tests {
     #[test]
     fn a_query_chooses_the_related_segments() {
         let store = history();
-        let b = build(&store.conn, "app", 1000, Some("Which pool size did we choose for the database?")).unwrap();
+        let b = build(&store, "app", 1000, Some("Which pool size did we choose for the database?")).unwrap();
         assert_eq!(sessions(&b.related), ["s4"], "{b:?}");
         assert_eq!(b.query, ["pool", "size", "choose", "database"]);
         // Every segment appears once: s4 is not repeated among the recent ones.
@@ -418,7 +353,7 @@ mod tests {
     #[test]
     fn a_query_with_fts_syntax_is_matched_as_words() {
         let store = history();
-        let b = build(&store.conn, "app", 1000, Some("\"SameSite\" OR NEAR(login* -x")).unwrap();
+        let b = build(&store, "app", 1000, Some("\"SameSite\" OR NEAR(login* -x")).unwrap();
         assert_eq!(sessions(&b.related), ["s1"], "{b:?}");
     }
 
@@ -426,15 +361,8 @@ mod tests {
     fn a_long_project_summary_leaves_room_for_the_sessions() {
         let store = history();
         let long = "The project is a web shop written in Rust. ".repeat(40);
-        store
-            .conn
-            .execute(
-                "INSERT INTO summaries (level, project, status, content, tokens, model, prompt_version, created_at, updated_at)
-                 VALUES (4, 'app', 'running', ?1, 9, 'm', 1, 0, 0)",
-                [&long],
-            )
-            .unwrap();
-        let b = build(&store.conn, "app", 200, None).unwrap();
+        fixtures::add_l4(&store, &long);
+        let b = build(&store, "app", 200, None).unwrap();
         let l4 = &b.project_summary.as_ref().unwrap().content;
         assert!(l4.len() <= 200 * 4 * 2 / 5, "{l4}");
         let kept = l4.strip_suffix('…').unwrap();
@@ -446,6 +374,6 @@ mod tests {
     #[test]
     fn recent_lists_the_newest_segments_only() {
         let store = history();
-        assert_eq!(sessions(&recent(&store.conn, "app", 2).unwrap()), ["s7", "s6"]);
+        assert_eq!(sessions(&recent(&store, "app", 2).unwrap()), ["s7", "s6"]);
     }
 }

@@ -6,10 +6,10 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rusqlite::{params, Connection};
 
 use crate::capture::TurnInput;
-use crate::store::fmt_time;
+use crate::store::export as rows;
+use crate::store::{fmt_time, Store};
 
 /// Which turns to export; the filters combine.
 #[derive(Debug, Default, Clone)]
@@ -27,54 +27,11 @@ fn time_ms(ms: i64) -> String {
         .unwrap_or_default()
 }
 
-struct Session {
-    id: i64,
-    external: String,
-    project: Option<String>,
-    first_at: i64,
-    last_at: i64,
-}
-
-fn sessions(conn: &Connection, f: &Filter) -> Result<Vec<Session>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, external_id, project, first_at, last_at FROM sessions
-         WHERE (?1 IS NULL OR external_id = ?1) AND (?2 IS NULL OR project = ?2)
-           AND (?3 IS NULL OR last_at >= ?3)
-         ORDER BY project IS NULL, project, first_at, id",
-    )?;
-    let rows = stmt
-        .query_map(params![f.session, f.project, f.since], |r| {
-            Ok(Session {
-                id: r.get(0)?,
-                external: r.get(1)?,
-                project: r.get(2)?,
-                first_at: r.get(3)?,
-                last_at: r.get(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
-}
-
-/// (turn id, at, idempotency key, user, assistant) of a session, in order.
-type TurnRow = (i64, i64, Option<String>, String, String);
-
-fn turns(conn: &Connection, session: i64, since: Option<i64>) -> Result<Vec<TurnRow>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, at, idem_key, user_text, assistant_text FROM turns
-         WHERE session_id = ?1 AND (?2 IS NULL OR at >= ?2) ORDER BY at, id",
-    )?;
-    let rows = stmt
-        .query_map(params![session, since], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
-}
-
 /// JSON Lines in the shape `capture --stdin` reads; returns the number of turns.
-pub fn jsonl(conn: &Connection, f: &Filter, out: &mut dyn Write) -> Result<u64> {
+pub fn jsonl(store: &Store, f: &Filter, out: &mut dyn Write) -> Result<u64> {
     let mut n = 0;
-    for s in sessions(conn, f)? {
-        for (_, at, key, user, assistant) in turns(conn, s.id, f.since)? {
+    for s in rows::sessions(store, f)? {
+        for (_, at, key, user, assistant) in rows::turns(store, s.id, f.since)? {
             let mut line = TurnInput {
                 session: s.external.clone(),
                 project: s.project.clone(),
@@ -96,20 +53,15 @@ pub fn jsonl(conn: &Connection, f: &Filter, out: &mut dyn Write) -> Result<u64> 
 }
 
 /// Markdown for people; returns the number of sessions written.
-pub fn markdown(conn: &Connection, f: &Filter, with_turns: bool, out: &mut dyn Write) -> Result<u64> {
+pub fn markdown(store: &Store, f: &Filter, with_turns: bool, out: &mut dyn Write) -> Result<u64> {
     let mut n = 0;
     let mut current: Option<Option<String>> = None;
-    for s in sessions(conn, f)? {
+    for s in rows::sessions(store, f)? {
         if current.as_ref() != Some(&s.project) {
             let title = s.project.as_deref().unwrap_or("(no project)");
             writeln!(out, "# Project: {title}\n")?;
             if let Some(p) = &s.project {
-                let mut stmt = conn.prepare_cached(
-                    "SELECT status, content, updated_at FROM summaries WHERE level = 4 AND project = ?1 ORDER BY id",
-                )?;
-                let l4: Vec<(String, String, i64)> =
-                    stmt.query_map([p], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
-                for (status, content, updated) in l4 {
+                for (status, content, updated) in rows::project_summaries(store, p)? {
                     writeln!(
                         out,
                         "## Project summary ({status}, updated {})\n\n{}\n",
@@ -121,15 +73,7 @@ pub fn markdown(conn: &Connection, f: &Filter, with_turns: bool, out: &mut dyn W
             current = Some(s.project.clone());
         }
         writeln!(out, "## Session {} ({} – {})\n", s.external, fmt_time(s.first_at), fmt_time(s.last_at))?;
-        let mut stmt = conn.prepare_cached(
-            "SELECT m.status, m.content, m.first_turn_id, m.last_turn_id,
-                    (SELECT at FROM turns WHERE id = m.first_turn_id), (SELECT at FROM turns WHERE id = m.last_turn_id)
-             FROM summaries m WHERE m.level = 3 AND m.session_id = ?1 ORDER BY m.first_seq",
-        )?;
-        type Segment = (String, String, Option<i64>, Option<i64>, Option<i64>, Option<i64>);
-        let segments: Vec<Segment> = stmt
-            .query_map([s.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        let segments = rows::segments(store, s.id)?;
         for (i, (status, content, a, b, at_a, at_b)) in segments.iter().enumerate() {
             let when = match (at_a, at_b) {
                 (Some(x), Some(y)) => format!("{} – {}", fmt_time(*x), fmt_time(*y)),
@@ -140,7 +84,7 @@ pub fn markdown(conn: &Connection, f: &Filter, with_turns: bool, out: &mut dyn W
         }
         if with_turns {
             writeln!(out, "### Turns\n")?;
-            for (id, at, _, user, assistant) in turns(conn, s.id, f.since)? {
+            for (id, at, _, user, assistant) in rows::turns(store, s.id, f.since)? {
                 writeln!(
                     out,
                     "#### Turn {id}, {}\n\n**User:** {}\n\n**Assistant:** {}\n",

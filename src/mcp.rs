@@ -68,7 +68,7 @@ impl Server {
 
     fn store(&self) -> Result<Store, String> {
         let store = self.ctx.open_existing_store().map_err(|e| format!("{e:#}"))?;
-        store.conn.execute_batch("PRAGMA query_only = ON").map_err(|e| e.to_string())?;
+        crate::store::inspect::read_only(&store).map_err(|e| e.to_string())?;
         Ok(store)
     }
 }
@@ -85,7 +85,7 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
         let store = self.store()?;
         let hits = crate::cmd::search::find(
             &self.ctx,
-            &store.conn,
+            &store,
             &p.query,
             &crate::search::Filters { level: p.level, session: p.session, project: p.project, since: None },
             p.limit.unwrap_or(10),
@@ -97,7 +97,7 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
     #[tool(description = "Show one session: its turns (user, assistant, one-line summary) and its summaries.")]
     fn show_session(&self, Parameters(p): Parameters<ShowParams>) -> ToolResult {
         let store = self.store()?;
-        match crate::inspect::show(&store.conn, &p.session).map_err(|e| format!("{e:#}"))? {
+        match crate::inspect::show(&store, &p.session).map_err(|e| format!("{e:#}"))? {
             Some(view) => json(&view),
             None => Err(format!("no session {:?}", p.session)),
         }
@@ -106,8 +106,7 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
     #[tool(description = "The latest session summaries (segments) of a project, newest first, with dates.")]
     fn recent(&self, Parameters(p): Parameters<RecentParams>) -> ToolResult {
         let store = self.store()?;
-        let recent =
-            crate::context::recent(&store.conn, &p.project, p.limit.unwrap_or(5)).map_err(|e| format!("{e:#}"))?;
+        let recent = crate::context::recent(&store, &p.project, p.limit.unwrap_or(5)).map_err(|e| format!("{e:#}"))?;
         json(&recent)
     }
 
@@ -115,7 +114,7 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
 recent sessions and the earlier sessions on the same subjects (or matching `query`), within a token budget, as Markdown.")]
     fn context(&self, Parameters(p): Parameters<ContextParams>) -> ToolResult {
         let store = self.store()?;
-        let block = crate::context::build(&store.conn, &p.project, p.limit_tokens.unwrap_or(1500), p.query.as_deref())
+        let block = crate::context::build(&store, &p.project, p.limit_tokens.unwrap_or(1500), p.query.as_deref())
             .map_err(|e| format!("{e:#}"))?;
         Ok(crate::context::markdown(&block))
     }

@@ -25,7 +25,7 @@ pub fn project_of_args(ctx: &Ctx, args: &ContextArgs) -> Result<String> {
 pub fn run(ctx: &Ctx, args: &ContextArgs) -> Result<Exit> {
     let project = project_of_args(ctx, args)?;
     let store = ctx.open_existing_store()?;
-    let block = crate::context::build(&store.conn, &project, args.limit_tokens, args.query.as_deref())?;
+    let block = crate::context::build(&store, &project, args.limit_tokens, args.query.as_deref())?;
     if ctx.json() {
         print_json(&block)?;
     } else {

@@ -24,8 +24,8 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<Exit> {
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let (n, what) = match args.format {
-        ExportFormat::Jsonl => (jsonl(&store.conn, &filter, &mut out)?, "turns"),
-        ExportFormat::Markdown => (markdown(&store.conn, &filter, args.turns, &mut out)?, "sessions"),
+        ExportFormat::Jsonl => (jsonl(&store, &filter, &mut out)?, "turns"),
+        ExportFormat::Markdown => (markdown(&store, &filter, args.turns, &mut out)?, "sessions"),
     };
     out.flush().context("writing the export")?;
     if ctx.verbose() > 0 {

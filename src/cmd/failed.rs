@@ -10,7 +10,7 @@ use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx) -> Result<Exit> {
     let store = ctx.open_store()?;
-    let items = crate::retry::failed(&store.conn)?;
+    let items = crate::retry::failed(&store)?;
     if ctx.json() {
         print_json(&items)?;
         return Ok(Exit::Ok);

@@ -40,7 +40,7 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> Result<Exit> {
         }
     };
     let mut store = ctx.open_store()?;
-    let doomed = select(&store.conn, &sel)?;
+    let doomed = select(&store, &sel)?;
     if args.dry_run {
         if ctx.json() {
             return print_json(&serde_json::json!({"dry_run": true, "turns": doomed})).map(|_| Exit::Ok);

@@ -115,7 +115,7 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
                 return Ok(());
             }
             let store = ctx.open_store()?;
-            let block = crate::context::build(&store.conn, &project, CONTEXT_TOKENS, None)?;
+            let block = crate::context::build(&store, &project, CONTEXT_TOKENS, None)?;
             if !block.is_empty() {
                 let out = serde_json::json!({
                     "hookSpecificOutput": {

@@ -10,7 +10,7 @@ use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx) -> Result<Exit> {
     let store = ctx.open_store()?;
-    let rows = crate::inspect::projects(&store.conn)?;
+    let rows = crate::inspect::projects(&store)?;
     if ctx.json() {
         print_json(&rows)?;
         return Ok(Exit::Ok);

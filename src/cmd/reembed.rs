@@ -13,7 +13,7 @@ pub fn run(ctx: &Ctx, args: &ReembedArgs) -> Result<Exit> {
     let mut store = ctx.open_store()?;
     if args.dry_run {
         let model = index::model_id_for(&opts);
-        let stale = index::count_unembedded(&store.conn, model.as_deref())?;
+        let stale = crate::store::embeddings::unembedded(&store, model.as_deref())?;
         if ctx.json() {
             print_json(&serde_json::json!({ "stale": stale }))?;
         } else {

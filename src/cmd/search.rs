@@ -5,7 +5,6 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use rusqlite::OptionalExtension;
 
 use crate::cli::SearchArgs;
 use crate::cmd::{print_json, Ctx};
@@ -13,6 +12,7 @@ use crate::display;
 use crate::embed::{index, Embedder};
 use crate::exit::{fail, Exit};
 use crate::search::{self, Filters, Hit, QueryVector, Weights};
+use crate::store::{embeddings, Store};
 
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
     let text = args.query.join(" ");
@@ -37,10 +37,10 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
     }
 
     let started = Instant::now();
-    let query = query_vector(ctx, &store.conn, &text)?;
+    let query = query_vector(ctx, &store, &text)?;
     let embed_time = started.elapsed();
     let qv = query.as_ref().map(|(v, m)| QueryVector { vector: v, model: m });
-    let outcome = search::search(&store.conn, &text, qv, &filters, weights, args.limit)?;
+    let outcome = search::search(&store, &text, qv, &filters, weights, args.limit)?;
     if ctx.verbose() > 0 {
         eprintln!(
             "ragger: search: query vector {} ms; {} vectors compared in {} ms; {} keyword matches in {} ms",
@@ -71,11 +71,11 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
 }
 
 /// Search as `ragger search` does, for other front ends (`ragger mcp`).
-pub fn find(ctx: &Ctx, conn: &rusqlite::Connection, text: &str, filters: &Filters, limit: usize) -> Result<Vec<Hit>> {
+pub fn find(ctx: &Ctx, store: &Store, text: &str, filters: &Filters, limit: usize) -> Result<Vec<Hit>> {
     let weights = weights(ctx);
-    let query = query_vector(ctx, conn, text)?;
+    let query = query_vector(ctx, store, text)?;
     let qv = query.as_ref().map(|(v, m)| QueryVector { vector: v, model: m });
-    Ok(search::search(conn, text, qv, filters, weights, limit)?.hits)
+    Ok(search::search(store, text, qv, filters, weights, limit)?.hits)
 }
 
 fn weights(ctx: &Ctx) -> Weights {
@@ -84,14 +84,12 @@ fn weights(ctx: &Ctx) -> Weights {
 }
 
 /// The query's vector and model id, or None for keyword-only search.
-fn query_vector(ctx: &Ctx, conn: &rusqlite::Connection, text: &str) -> Result<Option<(Vec<f32>, String)>> {
+fn query_vector(ctx: &Ctx, store: &Store, text: &str) -> Result<Option<(Vec<f32>, String)>> {
     if !ctx.config.embedder.enabled {
         return Ok(None);
     }
     let opts = ctx.embed_options();
-    let any_vector = || -> Result<bool> {
-        Ok(conn.query_row("SELECT 1 FROM embeddings LIMIT 1", [], |_| Ok(())).optional()?.is_some())
-    };
+    let any_vector = || embeddings::any_vector(store, None);
     let Some(model) = index::model_id_for(&opts) else {
         if any_vector()? {
             ctx.warn(&format!(
@@ -102,8 +100,7 @@ fn query_vector(ctx: &Ctx, conn: &rusqlite::Connection, text: &str) -> Result<Op
         }
         return Ok(None);
     };
-    let has_current =
-        conn.query_row("SELECT 1 FROM embeddings WHERE model = ?1 LIMIT 1", [&model], |_| Ok(())).optional()?.is_some();
+    let has_current = embeddings::any_vector(store, Some(&model))?;
     if !has_current {
         if any_vector()? {
             ctx.warn("the stored vectors were made by another embedding model; searching by keyword only (run `ragger reembed`)");

@@ -21,7 +21,7 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> Result<Exit> {
     };
     let store = ctx.open_existing_store()?;
     let filter = SessionFilter { project: args.project.as_deref(), open: args.open, since, limit: args.limit };
-    let rows = crate::inspect::sessions(&store.conn, &filter)?;
+    let rows = crate::inspect::sessions(&store, &filter)?;
     if ctx.json() {
         print_json(&rows)?;
         return Ok(Exit::Ok);

@@ -11,7 +11,7 @@ use crate::exit::{fail, Exit};
 
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
     let store = ctx.open_existing_store()?;
-    let Some(view) = crate::inspect::show(&store.conn, &args.session)? else {
+    let Some(view) = crate::inspect::show(&store, &args.session)? else {
         return Err(fail(Exit::Failed, format!("no session {:?} in {}", args.session, store.path.display())));
     };
     if ctx.json() {

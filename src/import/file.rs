@@ -9,8 +9,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{parser, to_input, Carry, Format, Line, Report};
-use crate::capture::{insert, Admitted, Door, Turn};
-use crate::store::imports::{mark, set_mark, FileMark};
+use crate::capture::{Admitted, Door, Turn};
+use crate::store::imports::{mark, store_turns, turn_exists, FileMark, NewMark};
 use crate::store::{now_ms, Store};
 
 /// Turns per write transaction.
@@ -56,7 +56,7 @@ pub fn import_file(
     let key = abs.to_string_lossy().into_owned();
     let mut file = std::fs::File::open(&abs).with_context(|| format!("opening transcript {}", abs.display()))?;
     let len = file.metadata().with_context(|| format!("transcript {}", abs.display()))?.len();
-    let known = mark(&store.conn, &key, format.name()).map_err(crate::store::classify)?;
+    let known = mark(store, &key, format.name())?;
     let (start, first_line, carry) = match known {
         Some(m) if m.byte_offset <= len && check_hash(&file, m.byte_offset)? == m.check_hash => {
             (m.byte_offset, m.line_no, Carry { session: m.session, cwd: m.cwd })
@@ -147,8 +147,7 @@ pub fn import_file(
     }
     if opts.dry_run {
         for (_, t) in &turns {
-            let seen = crate::store::imports::turn_exists(&store.conn, &t.session, t.id.as_deref().unwrap_or(""))
-                .map_err(crate::store::classify)?;
+            let seen = turn_exists(store, &t.session, t.id.as_deref().unwrap_or(""))?;
             if seen {
                 report.duplicates += 1;
             } else {
@@ -164,29 +163,16 @@ pub fn import_file(
         session: p.carry().session,
         cwd: p.carry().cwd,
     };
-    let db = store.path.display().to_string();
-    let mut chunks = turns.chunks(BATCH).peekable();
-    if chunks.peek().is_none() {
-        let tx = store.write().with_context(|| format!("database {db}"))?;
-        set_mark(&tx, &key, format.name(), &new_mark, now).map_err(crate::store::classify)?;
-        tx.commit().map_err(crate::store::classify).with_context(|| format!("database {db}"))?;
+    let new_mark = NewMark { path: &key, format: format.name(), mark: &new_mark, now };
+    if turns.is_empty() {
+        store_turns(store, &[], &shown, Some(&new_mark))?;
     }
+    let mut chunks = turns.chunks(BATCH).peekable();
     while let Some(chunk) = chunks.next() {
-        let tx = store.write().with_context(|| format!("database {db}"))?;
-        for (line, t) in chunk {
-            let stored = insert(&tx, t)
-                .map_err(crate::store::classify)
-                .with_context(|| format!("storing the turn at {shown}:{line}"))?;
-            if stored {
-                report.stored += 1;
-            } else {
-                report.duplicates += 1;
-            }
-        }
-        if chunks.peek().is_none() {
-            set_mark(&tx, &key, format.name(), &new_mark, now).map_err(crate::store::classify)?;
-        }
-        tx.commit().map_err(crate::store::classify).with_context(|| format!("database {db}"))?;
+        let last = chunks.peek().is_none();
+        let (stored, duplicates) = store_turns(store, chunk, &shown, last.then_some(&new_mark))?;
+        report.stored += stored;
+        report.duplicates += duplicates;
     }
     Ok(report)
 }

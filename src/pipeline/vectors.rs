@@ -5,10 +5,9 @@
 //! it cannot be loaded the pass goes on without it (one warning).
 
 use anyhow::Result;
-use rusqlite::{params, OptionalExtension};
 
 use super::segment::{turn_text, TurnView};
-use crate::store::{blob_to_vector, now_ms, vector_to_blob, Store};
+use crate::store::{embeddings, turn_views, Store};
 
 /// What the segmenter needs of an embedder (a trait so the fold's tests
 /// can script vectors).
@@ -67,13 +66,8 @@ impl<'a> TurnVectors<'a> {
     /// ones computed now and stored (one short write). Views stay without a
     /// vector when no embedder can be had.
     pub fn fill(&mut self, store: &mut Store, views: &mut [TurnView]) -> Result<()> {
-        {
-            let mut stmt =
-                store.conn.prepare_cached("SELECT vector FROM embeddings WHERE kind = 'turn' AND row_id = ?1")?;
-            for v in views.iter_mut().filter(|v| v.vector.is_none()) {
-                let blob: Option<Vec<u8>> = stmt.query_row([v.id], |r| r.get(0)).optional()?;
-                v.vector = blob.map(|b| blob_to_vector(&b));
-            }
+        for v in views.iter_mut().filter(|v| v.vector.is_none()) {
+            v.vector = embeddings::turn_vector(store, v.id)?;
         }
         let missing: Vec<usize> = (0..views.len()).filter(|&i| views[i].vector.is_none()).collect();
         if missing.is_empty() || !self.enabled() {
@@ -89,20 +83,9 @@ impl<'a> TurnVectors<'a> {
             }
         };
         let model = embedder.model_id();
-        let tx = store.write()?;
-        {
-            let mut put = tx.prepare_cached(
-                "INSERT INTO embeddings (kind, row_id, version, model, dim, vector, created_at)
-                 VALUES ('turn', ?1, 1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (kind, row_id) DO UPDATE SET model = excluded.model, dim = excluded.dim,
-                        vector = excluded.vector, created_at = excluded.created_at",
-            )?;
-            let now = now_ms();
-            for (&i, v) in missing.iter().zip(&vectors) {
-                put.execute(params![views[i].id, model, v.len() as i64, vector_to_blob(v), now])?;
-            }
-        }
-        tx.commit()?;
+        let rows: Vec<(i64, &[f32])> =
+            missing.iter().zip(&vectors).map(|(&i, v)| (views[i].id, v.as_slice())).collect();
+        embeddings::put_turn_vectors(store, &rows, &model)?;
         for (i, v) in missing.into_iter().zip(vectors) {
             views[i].vector = Some(v);
         }
@@ -112,45 +95,12 @@ impl<'a> TurnVectors<'a> {
 
 /// The turns with these ids as the segmenter sees them (no vectors yet).
 pub fn views(store: &Store, ids: &[i64]) -> Result<Vec<TurnView>> {
-    let mut stmt = store.conn.prepare_cached("SELECT at, user_text, assistant_text FROM turns WHERE id = ?1")?;
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
-        let (at, user, assistant): (i64, String, String) =
-            stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        let (at, user, assistant) = turn_views::texts(store, id)?;
         out.push(TurnView { id, at, text: turn_text(&user, &assistant), user, vector: None });
     }
     Ok(out)
 }
 
-/// The last `n` turns folded into summary `l3` (oldest first).
-pub fn segment_tail(store: &Store, l3: i64, n: usize) -> Result<Vec<i64>> {
-    let mut stmt =
-        store.conn.prepare_cached("SELECT id FROM turns WHERE l3_id = ?1 ORDER BY fold_seq DESC LIMIT ?2")?;
-    let mut ids: Vec<i64> = stmt.query_map(params![l3, n as i64], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    ids.reverse();
-    Ok(ids)
-}
-
-/// The session's next captured turn after `after` in fold order, folded or
-/// not (look-ahead: its L2 need not exist).
-pub fn next_turn(store: &Store, session: i64, after: i64) -> Result<Option<i64>> {
-    Ok(store
-        .conn
-        .prepare_cached(
-            "SELECT t.id FROM turns t, turns a WHERE a.id = ?2 AND t.session_id = ?1 AND t.l3_id IS NULL
-               AND (t.at > a.at OR (t.at = a.at AND t.id > a.id))
-             ORDER BY t.at, t.id LIMIT 1",
-        )?
-        .query_row(params![session, after], |r| r.get(0))
-        .optional()?)
-}
-
-/// Whether the session already has an L3 segment (a new one after it
-/// follows a close for idleness).
-pub fn has_segment(store: &Store, session: i64) -> Result<bool> {
-    Ok(store.conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM summaries WHERE level = 3 AND session_id = ?1)",
-        [session],
-        |r| r.get(0),
-    )?)
-}
+pub use crate::store::turn_views::{has_segment, next_turn, segment_tail};

@@ -1,6 +1,11 @@
-//! What `ragger import` and `ragger hook` remember per transcript file.
+//! What `ragger import` and `ragger hook` remember per transcript file,
+//! and storing a transcript's turns with that mark in one transaction.
 
+use anyhow::{Context, Result};
 use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{classify, Store};
+use crate::capture::Turn;
 
 /// Where the next read of a transcript starts, and how to tell the file
 /// was not rewritten since.
@@ -13,23 +18,29 @@ pub struct FileMark {
     pub cwd: Option<String>,
 }
 
-pub fn mark(conn: &Connection, path: &str, format: &str) -> rusqlite::Result<Option<FileMark>> {
-    conn.prepare_cached(
-        "SELECT byte_offset, line_no, check_hash, session, cwd FROM import_files WHERE path = ?1 AND format = ?2",
-    )?
-    .query_row(params![path, format], |r| {
-        Ok(FileMark {
-            byte_offset: r.get::<_, i64>(0)? as u64,
-            line_no: r.get::<_, i64>(1)? as u64,
-            check_hash: r.get(2)?,
-            session: r.get(3)?,
-            cwd: r.get(4)?,
-        })
-    })
-    .optional()
+/// Where the last read of the transcript at `path` (in `format`) stopped.
+pub fn mark(store: &Store, path: &str, format: &str) -> Result<Option<FileMark>> {
+    let read = || -> rusqlite::Result<Option<FileMark>> {
+        store
+            .conn
+            .prepare_cached(
+                "SELECT byte_offset, line_no, check_hash, session, cwd FROM import_files WHERE path = ?1 AND format = ?2",
+            )?
+            .query_row(params![path, format], |r| {
+                Ok(FileMark {
+                    byte_offset: r.get::<_, i64>(0)? as u64,
+                    line_no: r.get::<_, i64>(1)? as u64,
+                    check_hash: r.get(2)?,
+                    session: r.get(3)?,
+                    cwd: r.get(4)?,
+                })
+            })
+            .optional()
+    };
+    read().map_err(classify)
 }
 
-pub fn set_mark(conn: &Connection, path: &str, format: &str, m: &FileMark, now: i64) -> rusqlite::Result<()> {
+fn set_mark(conn: &Connection, path: &str, format: &str, m: &FileMark, now: i64) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO import_files (path, format, byte_offset, line_no, check_hash, session, cwd, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
@@ -50,10 +61,50 @@ pub fn set_mark(conn: &Connection, path: &str, format: &str, m: &FileMark, now: 
 }
 
 /// Whether a turn with this idempotency key is stored in this session.
-pub fn turn_exists(conn: &Connection, session: &str, key: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM turns t JOIN sessions s ON s.id = t.session_id
-                        WHERE s.external_id = ?1 AND t.idem_key = ?2)",
-    )?
-    .query_row(params![session, key], |r| r.get(0))
+pub fn turn_exists(store: &Store, session: &str, key: &str) -> Result<bool> {
+    store
+        .conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM turns t JOIN sessions s ON s.id = t.session_id
+                            WHERE s.external_id = ?1 AND t.idem_key = ?2)",
+        )
+        .and_then(|mut stmt| stmt.query_row(params![session, key], |r| r.get(0)))
+        .map_err(classify)
+}
+
+/// The new mark of a transcript: its path, format, mark and the time.
+pub struct NewMark<'a> {
+    pub path: &'a str,
+    pub format: &'a str,
+    pub mark: &'a FileMark,
+    pub now: i64,
+}
+
+/// Store `turns` (each with the transcript line it began on, for errors
+/// that name `shown`:line) in one write transaction, with the file's new
+/// mark when given. Returns (stored, duplicates).
+pub fn store_turns(
+    store: &mut Store,
+    turns: &[(u64, Turn)],
+    shown: &str,
+    mark: Option<&NewMark<'_>>,
+) -> Result<(u64, u64)> {
+    let db = store.path.display().to_string();
+    let tx = store.write().with_context(|| format!("database {db}"))?;
+    let (mut stored, mut duplicates) = (0, 0);
+    for (line, t) in turns {
+        let new = crate::capture::insert(&tx, t)
+            .map_err(classify)
+            .with_context(|| format!("storing the turn at {shown}:{line}"))?;
+        if new {
+            stored += 1;
+        } else {
+            duplicates += 1;
+        }
+    }
+    if let Some(m) = mark {
+        set_mark(&tx, m.path, m.format, m.mark, m.now).map_err(classify)?;
+    }
+    tx.commit().map_err(classify).with_context(|| format!("database {db}"))?;
+    Ok((stored, duplicates))
 }

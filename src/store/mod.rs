@@ -1,13 +1,21 @@
 //! The one shared SQLite file: opening it (pragmas, permissions,
 //! migrations) and the small helpers every command uses.
 
+pub mod context;
+pub mod embeddings;
+pub mod export;
+pub mod forget;
 pub mod imports;
+pub mod inspect;
 pub mod privacy;
 pub mod queue;
+pub mod retry;
 pub mod runs;
 pub mod schema;
+pub mod search;
 pub mod sessions;
 pub mod status;
+pub mod turn_views;
 pub mod turns;
 
 use std::path::{Path, PathBuf};

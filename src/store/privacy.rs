@@ -111,7 +111,7 @@ pub fn redact_stored(store: &mut Store, r: &Redactor, dry_run: bool) -> Result<R
     }
     tx.commit().map_err(classify)?;
     if !dry_run && rep.secrets > 0 {
-        crate::forget::scrub(&store.conn).with_context(|| format!("scrubbing database {}", path.display()))?;
+        super::forget::scrub(store).with_context(|| format!("scrubbing database {}", path.display()))?;
     }
     Ok(rep)
 }

@@ -1,0 +1,109 @@
+//! Unit tests of hybrid search over a small fixture database.
+
+use super::score::{coverage, dot_blob, query_terms};
+use super::*;
+use crate::store::vector_to_blob;
+
+#[test]
+fn fts_query_quotes_every_term() {
+    assert_eq!(fts_query("  "), None);
+    assert_eq!(fts_query("- * ()"), None);
+    assert_eq!(fts_query("sqlite lock").unwrap(), r#""sqlite" OR "lock""#);
+    assert_eq!(fts_query(r#"a"b NEAR(x) col:y AND"#).unwrap(), r#""a""b" OR "NEAR(x)" OR "col:y" OR "AND""#);
+}
+
+#[test]
+fn dot_blob_matches_a_plain_dot_product() {
+    let q: Vec<f32> = (0..7).map(|i| i as f32 * 0.1).collect();
+    let v: Vec<f32> = (0..7).map(|i| 1.0 - i as f32 * 0.05).collect();
+    let want: f32 = q.iter().zip(&v).map(|(a, b)| a * b).sum();
+    assert!((dot_blob(&q, &vector_to_blob(&v)).unwrap() - want).abs() < 1e-6);
+    assert_eq!(dot_blob(&q, &vector_to_blob(&v[..6])), None);
+}
+
+fn unit(v: [f32; 2]) -> Vec<f32> {
+    let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
+    vec![v[0] / n, v[1] / n]
+}
+
+/// Two sessions in two projects: L2 turns 1, 2 (session a), 3 (b); L3 10 (a).
+fn fixture() -> Store {
+    let v = [("l2", 1, [1.0, 0.0]), ("l2", 2, [0.0, 1.0]), ("l2", 3, [-1.0, 0.2]), ("summary", 10, [0.7, 0.7])];
+    crate::store::search::fixture(&v.map(|(kind, id, v)| (kind, id, unit(v))))
+}
+
+const W: Weights = Weights { vector: 0.7, keyword: 0.3, min_score: 0.0 };
+
+#[test]
+fn scores_do_not_depend_on_the_other_candidates_and_min_score_drops_weak_ones() {
+    let s = fixture();
+    let q = unit([0.0, 1.0]);
+    let qv = || Some(QueryVector { vector: &q, model: "m" });
+    let all = search(&s, "zzz", qv(), &Filters::default(), W, 10).unwrap();
+    let one = search(&s, "zzz", qv(), &Filters { session: Some("a".into()), ..Default::default() }, W, 10).unwrap();
+    let score = |o: &Outcome, id: i64| o.hits.iter().find(|h| h.level == 2 && h.id == id).unwrap().score;
+    assert!((score(&all, 2) - score(&one, 2)).abs() < 1e-12);
+    // The vector of turn 1 is orthogonal to the query: scored 0, not
+    // rescaled to look like a middling hit.
+    assert!(score(&all, 1).abs() < 1e-6, "{}", score(&all, 1));
+    // A query that matches nothing well returns nothing with a minimum.
+    let far = unit([-0.2, -1.0]);
+    let strict = Weights { min_score: 0.3, ..W };
+    let o = search(&s, "zzz", Some(QueryVector { vector: &far, model: "m" }), &Filters::default(), strict, 10).unwrap();
+    assert!(o.hits.is_empty(), "{:?}", o.hits);
+    assert!(o.best_score.unwrap() < 0.3);
+}
+
+#[test]
+fn coverage_counts_the_query_words_a_text_holds() {
+    let terms = query_terms("How do I fix the SQLite lock-timeout?");
+    assert_eq!(terms, ["fix", "sqlite", "lock", "timeout"]);
+    assert_eq!(coverage(&terms, "The user fixed the sqlite LOCK timeout."), 0.75);
+    assert_eq!(coverage(&terms, "nothing here"), 0.0);
+    assert_eq!(coverage(&query_terms("the of and"), "the of and"), 0.0, "stopwords say nothing");
+    assert_eq!(coverage(&query_terms("--password-file"), "restic --password-file /srv"), 1.0);
+}
+
+fn ids(o: &Outcome) -> Vec<(u8, i64)> {
+    o.hits.iter().map(|h| (h.level, h.id)).collect()
+}
+
+#[test]
+fn vectors_and_keywords_blend() {
+    let s = fixture();
+    let q = unit([0.1, 1.0]);
+    let qv = || Some(QueryVector { vector: &q, model: "m" });
+    let o = search(&s, "bread", qv(), &Filters::default(), W, 10).unwrap();
+    assert_eq!(ids(&o)[0], (2, 2), "{:?}", o.hits);
+    assert_eq!(o.vectors_scanned, 4);
+    let top = &o.hits[0];
+    assert_eq!(top.session.as_deref(), Some("a"));
+    assert_eq!(top.episode_range.as_deref(), Some("2-2"));
+    // Absolute scale: a near-identical vector and a keyword match score
+    // high but not a rescaled 1.0.
+    assert!(top.score > 0.7 && top.score < 1.0, "{}", top.score);
+    // Keyword-only: the vectors are ignored and only matches come back.
+    let o = search(&s, "guitar", None, &Filters::default(), W, 10).unwrap();
+    assert_eq!(ids(&o), vec![(2, 3)]);
+    // Another model's vectors are not compared.
+    let o = search(&s, "zzz", Some(QueryVector { vector: &q, model: "other" }), &Filters::default(), W, 10).unwrap();
+    assert!(o.hits.is_empty());
+}
+
+#[test]
+fn filters_restrict_both_sides() {
+    let s = fixture();
+    let q = unit([0.0, 1.0]);
+    let run = |f: Filters| {
+        let o = search(&s, "the user", Some(QueryVector { vector: &q, model: "m" }), &f, W, 10).unwrap();
+        let mut v = ids(&o);
+        v.sort();
+        v
+    };
+    assert_eq!(run(Filters { level: Some(3), ..Default::default() }), vec![(3, 10)]);
+    assert_eq!(run(Filters { level: Some(2), ..Default::default() }), vec![(2, 1), (2, 2), (2, 3)]);
+    assert_eq!(run(Filters { session: Some("b".into()), ..Default::default() }), vec![(2, 3)]);
+    assert_eq!(run(Filters { project: Some("p".into()), ..Default::default() }), vec![(2, 1), (2, 2), (3, 10)]);
+    assert_eq!(run(Filters { since: Some(2000), ..Default::default() }), vec![(2, 2), (2, 3), (3, 10)]);
+    assert_eq!(run(Filters { level: Some(4), ..Default::default() }), vec![]);
+}

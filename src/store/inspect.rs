@@ -1,0 +1,167 @@
+//! What `sessions`, `projects`, `show` and the pass's `-v` lines read.
+
+use anyhow::Result;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{fmt_time, Store};
+use crate::inspect::{ProjectRow, SessionFilter, SessionRow, SessionView, SummaryView, TurnView};
+
+/// Refuse writes on this connection (`ragger mcp` only reads).
+pub fn read_only(store: &Store) -> Result<()> {
+    store.conn.execute_batch("PRAGMA query_only = ON")?;
+    Ok(())
+}
+
+pub fn sessions(store: &Store, f: &SessionFilter<'_>) -> Result<Vec<SessionRow>> {
+    let mut stmt = store.conn.prepare(
+        "SELECT s.external_id, s.project,
+                (SELECT count(*) FROM turns t WHERE t.session_id = s.id),
+                s.first_at, s.last_at, s.closed_at IS NULL,
+                EXISTS (SELECT 1 FROM summaries m WHERE m.session_id = s.id AND m.level = 3 AND m.status = 'running'),
+                coalesce(
+                    (SELECT m.content FROM summaries m WHERE m.session_id = s.id AND m.level = 3 ORDER BY m.id DESC LIMIT 1),
+                    (SELECT t.l2 FROM turns t WHERE t.session_id = s.id AND t.l2 IS NOT NULL ORDER BY t.at DESC, t.id DESC LIMIT 1),
+                    (SELECT t.user_text FROM turns t WHERE t.session_id = s.id ORDER BY t.at, t.id LIMIT 1))
+         FROM sessions s
+         WHERE (?1 IS NULL OR s.project = ?1) AND (NOT ?2 OR s.closed_at IS NULL) AND (?3 IS NULL OR s.last_at >= ?3)
+         ORDER BY s.last_at DESC, s.id DESC LIMIT ?4",
+    )?;
+    let limit = f.limit.map_or(-1, |l| l as i64);
+    let rows = stmt
+        .query_map(params![f.project, f.open, f.since, limit], |r| {
+            Ok(SessionRow {
+                session: r.get(0)?,
+                project: r.get(1)?,
+                turns: r.get(2)?,
+                first: fmt_time(r.get(3)?),
+                last: fmt_time(r.get(4)?),
+                first_ms: r.get(3)?,
+                last_ms: r.get(4)?,
+                open: r.get(5)?,
+                running_summary: r.get(6)?,
+                summary: r.get(7)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+pub fn projects(store: &Store) -> Result<Vec<ProjectRow>> {
+    let mut stmt = store.conn.prepare(
+        "SELECT s.project, count(*), sum((SELECT count(*) FROM turns t WHERE t.session_id = s.id)), max(s.last_at),
+                (SELECT m.content FROM summaries m WHERE m.level = 4 AND m.project = s.project
+                  ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1),
+                (SELECT m.status FROM summaries m WHERE m.level = 4 AND m.project = s.project
+                  ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1)
+         FROM sessions s WHERE s.project IS NOT NULL
+         GROUP BY s.project ORDER BY max(s.last_at) DESC, s.project",
+    )?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(ProjectRow {
+                project: r.get(0)?,
+                sessions: r.get(1)?,
+                turns: r.get(2)?,
+                last: r.get(3)?,
+                summary: r.get(4)?,
+                summary_status: r.get(5)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+pub fn show(store: &Store, external_id: &str) -> Result<Option<SessionView>> {
+    let Some((sid, project, open)) = store
+        .conn
+        .query_row("SELECT id, project, closed_at IS NULL FROM sessions WHERE external_id = ?1", [external_id], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, bool>(2)?))
+        })
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let mut stmt = store.conn.prepare(
+        "SELECT id, at, user_text, assistant_text, l2, l2_state, l3_id IS NOT NULL, l2_origin
+         FROM turns WHERE session_id = ?1 ORDER BY at, id",
+    )?;
+    let turns = stmt
+        .query_map([sid], |r| {
+            let l2_state: String = r.get(5)?;
+            let folded: bool = r.get(6)?;
+            let state = match (l2_state.as_str(), folded) {
+                ("failed", _) => "failed",
+                (_, true) => "folded",
+                ("done", false) => "summarized",
+                _ => "pending",
+            };
+            Ok(TurnView {
+                id: r.get(0)?,
+                n: 0,
+                at: fmt_time(r.get(1)?),
+                at_ms: r.get(1)?,
+                user: r.get(2)?,
+                assistant: r.get(3)?,
+                l2: r.get(4)?,
+                l2_origin: r.get(7)?,
+                state: state.to_string(),
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut turns = turns;
+    for (i, t) in turns.iter_mut().enumerate() {
+        t.n = i as i64 + 1;
+    }
+    // The session's L3 rows, then the L4 rows its L3s were folded into.
+    let mut stmt = store.conn.prepare(
+        "SELECT id, level, status, first_turn_id, last_turn_id, first_l3_id, last_l3_id, content,
+                start_reason, start_score, key_terms, origin FROM summaries
+         WHERE (level = 3 AND session_id = ?1)
+            OR (level = 4 AND id IN (SELECT l4_id FROM summaries WHERE session_id = ?1 AND l4_id IS NOT NULL))
+         ORDER BY level, id",
+    )?;
+    let summaries = stmt
+        .query_map(params![sid], |r| {
+            let level: i64 = r.get(1)?;
+            let (a, b): (Option<i64>, Option<i64>) =
+                if level == 3 { (r.get(3)?, r.get(4)?) } else { (r.get(5)?, r.get(6)?) };
+            Ok(SummaryView {
+                id: r.get(0)?,
+                level,
+                status: r.get(2)?,
+                episode_range: a.zip(b).map(|(a, b)| format!("{a}-{b}")),
+                content: r.get(7)?,
+                start_reason: r.get(8)?,
+                start_score: r.get(9)?,
+                key_terms: r.get(10)?,
+                origin: r.get(11)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Some(SessionView { session: external_id.to_string(), project, open, turns, summaries }))
+}
+
+/// What a pass item was about, for `-v` lines: `session S, turn N`,
+/// `session S`, `project P, L3 N` (ids shown with control characters
+/// made visible).
+pub fn item_label(conn: &Connection, subject: crate::pipeline::progress::Subject) -> String {
+    use crate::display::line;
+    use crate::pipeline::progress::Subject;
+    let q = |sql: &str, id: i64| -> Option<String> {
+        conn.query_row(sql, [id], |r| r.get::<_, Option<String>>(0)).optional().ok().flatten().flatten()
+    };
+    match subject {
+        Subject::Turn(id) => {
+            let s = q("SELECT s.external_id FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1", id);
+            format!("session {}, turn {id}", line(s.as_deref().unwrap_or("?")))
+        }
+        Subject::Session(id) => {
+            let s = q("SELECT external_id FROM sessions WHERE id = ?1", id);
+            format!("session {}", line(s.as_deref().unwrap_or("?")))
+        }
+        Subject::Summary(id) => {
+            let p = q("SELECT project FROM summaries WHERE id = ?1", id);
+            format!("project {}, L3 {id}", line(p.as_deref().unwrap_or("?")))
+        }
+    }
+}
