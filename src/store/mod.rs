@@ -1,9 +1,11 @@
 //! The one shared SQLite file: opening it (pragmas, permissions,
 //! migrations) and the small helpers every command uses.
 
+pub mod fold;
 pub mod imports;
 pub mod privacy;
 pub mod schema;
+pub mod summaries;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
