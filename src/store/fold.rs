@@ -234,3 +234,142 @@ pub fn count_fold_failure(store: &mut Store, key: &FoldKey, items: &[i64], why: 
     tx.commit()?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::summaries::running;
+
+    /// Session 1 (project `p`) with turns 1..=n, their L2s done and claimed by `me`.
+    fn session(n: i64) -> Store {
+        let store = Store::memory().unwrap();
+        store
+            .conn
+            .execute_batch(
+                "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (1, 's', 'p', 0, 0, 0)",
+            )
+            .unwrap();
+        for id in 1..=n {
+            store
+                .conn
+                .execute(
+                    "INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens, l2, l2_state, lease_owner)
+                     VALUES (?1, 1, ?1, 0, 'u', 'a', 1, 'x', 'done', 'me')",
+                    [id],
+                )
+                .unwrap();
+        }
+        store
+    }
+
+    fn written() -> Written {
+        Written { model: "m".into(), prompt_version: 2, origin: "model" }
+    }
+
+    fn start(content: &str) -> Change {
+        Change::Start {
+            content: content.into(),
+            written: written(),
+            reason: "first",
+            score: None,
+            key_terms: "t".into(),
+        }
+    }
+
+    fn commit(
+        store: &mut Store,
+        key: &FoldKey,
+        items: &[i64],
+        expected: Option<(i64, i64)>,
+        change: Change,
+    ) -> Option<i64> {
+        commit_fold(store, &FoldCommit { key, items, expected, owner: "me", change }).unwrap()
+    }
+
+    /// (l3_id, fold_seq, lease_owner) of a turn.
+    fn turn(store: &Store, id: i64) -> (Option<i64>, Option<i64>, Option<String>) {
+        store
+            .conn
+            .query_row("SELECT l3_id, fold_seq, lease_owner FROM turns WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn an_l3_fold_starts_a_summary_then_updates_it_and_numbers_the_turns() {
+        let mut store = session(3);
+        let key = FoldKey::Session(1);
+        let id = commit(&mut store, &key, &[1, 2], None, start("first")).expect("nothing moved");
+        assert_eq!((turn(&store, 1), turn(&store, 2)), ((Some(id), Some(1), None), (Some(id), Some(2), None)));
+        let r = running(&store, &key).unwrap().expect("a running summary");
+        assert_eq!((r.id, r.content.as_str(), r.version), (id, "first", 1));
+        let update = Change::Update { content: "both".into(), written: written(), key_terms: "t; u".into() };
+        assert_eq!(commit(&mut store, &key, &[3], Some((id, 1)), update), Some(id));
+        assert_eq!(turn(&store, 3), (Some(id), Some(3), None));
+        let r = running(&store, &key).unwrap().unwrap();
+        assert_eq!((r.content.as_str(), r.version, r.key_terms.as_str()), ("both", 2, "t; u"));
+        let next: i64 =
+            store.conn.query_row("SELECT next_fold_seq FROM sessions WHERE id = 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(next, 4);
+    }
+
+    #[test]
+    fn an_l3_fold_writes_nothing_when_the_summary_or_a_turn_moved() {
+        let mut store = session(3);
+        let key = FoldKey::Session(1);
+        let id = commit(&mut store, &key, &[1], None, start("first")).unwrap();
+        // Read at version 1, but another writer got there first.
+        store.conn.execute("UPDATE summaries SET version = 2 WHERE id = ?1", [id]).unwrap();
+        assert_eq!(commit(&mut store, &key, &[2], Some((id, 1)), start("late")), None);
+        assert_eq!(turn(&store, 2), (None, None, Some("me".into())), "left claimed for the caller to release");
+        // A turn whose claim was taken over.
+        store.conn.execute("UPDATE turns SET lease_owner = 'other' WHERE id = 3", []).unwrap();
+        assert_eq!(commit(&mut store, &key, &[2, 3], Some((id, 2)), start("late")), None);
+        let r = running(&store, &key).unwrap().unwrap();
+        assert_eq!((r.id, r.content.as_str()), (id, "first"));
+    }
+
+    #[test]
+    fn an_l4_fold_completes_the_old_running_summary_and_marks_the_l3_done() {
+        let mut store = session(2);
+        let l3 = commit(&mut store, &FoldKey::Session(1), &[1], None, start("l3 one")).unwrap();
+        let tx = store.write().unwrap();
+        complete_l3(&tx, l3, 1).unwrap();
+        tx.commit().unwrap();
+        store.conn.execute("UPDATE summaries SET lease_owner = 'me' WHERE id = ?1", [l3]).unwrap();
+        let key = FoldKey::Project("p".into());
+        let old = commit(&mut store, &key, &[l3], None, start("project")).expect("nothing moved");
+        let state: (String, Option<i64>) = store
+            .conn
+            .query_row("SELECT l4_state, l4_id FROM summaries WHERE id = ?1", [l3], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!(state, ("done".to_string(), Some(old)));
+        // A second L3 that starts a new project summary completes the first.
+        let l3b = commit(&mut store, &FoldKey::Session(1), &[2], None, start("l3 two")).unwrap();
+        let tx = store.write().unwrap();
+        complete_l3(&tx, l3b, 2).unwrap();
+        tx.commit().unwrap();
+        store.conn.execute("UPDATE summaries SET lease_owner = 'me' WHERE id = ?1", [l3b]).unwrap();
+        let new = commit(&mut store, &key, &[l3b], Some((old, 1)), start("project two")).unwrap();
+        assert_ne!(new, old);
+        let status: String =
+            store.conn.query_row("SELECT status FROM summaries WHERE id = ?1", [old], |r| r.get(0)).unwrap();
+        assert_eq!(status, "complete");
+        assert_eq!(running(&store, &key).unwrap().unwrap().id, new);
+        // Folded already: a second commit of the same L3 is refused.
+        assert_eq!(commit(&mut store, &key, &[l3b], Some((new, 1)), start("again")), None);
+    }
+
+    #[test]
+    fn a_bad_reply_counts_on_the_first_turn_and_releases_the_session() {
+        let mut store = session(2);
+        count_fold_failure(&mut store, &FoldKey::Session(1), &[1, 2], "empty", "me").unwrap();
+        let (attempts, error): (i64, String) = store
+            .conn
+            .query_row("SELECT fold_attempts, last_error FROM turns WHERE id = 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!((attempts, error.as_str()), (1, "empty"));
+        assert_eq!((turn(&store, 1).2, turn(&store, 2).2), (None, None));
+    }
+}

@@ -212,3 +212,64 @@ fn merge_terms_keeps_old_terms_first_without_duplicates() {
     let t = merge_terms("/srv; restic", ["restic check and --password-file for /srv"]);
     assert_eq!(t, "/srv; restic; --password-file");
 }
+
+#[test]
+fn a_segmenter_shift_over_several_turns_writes_a_fresh_summary_and_never_asks_to_merge() {
+    let other = "The user asked how to bake sourdough bread; the assistant suggested a long cold proof.";
+    let fresh = format!("{NEW} {other}");
+    let m = Scripted::new(&[Ok(&fresh)]);
+    let r = run(10);
+    let items = [NEW, other];
+    let mut i = input(Some(&r), &items, 0);
+    i.start = Some((StartReason::TopicShift, Some(0.9)));
+    assert!(needs_model(i.items.len(), i.start), "two items are summarised, not copied");
+    match decide(Some(&m), &opts(true), &i).unwrap() {
+        Decision::Start { content, written, reason, score } => {
+            assert_eq!(content, fresh);
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::FRESH_VERSION));
+            assert_eq!((reason, score), (StartReason::TopicShift, Some(0.9)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 1);
+    let prompt = m.last_prompt();
+    assert!(!prompt.contains(RUNNING) && !prompt.contains("Running summary"), "no merge prompt: {prompt}");
+    assert!(!prompt.contains("NO_MERGE"), "a fresh summary never asks for the verdict");
+}
+
+#[test]
+fn a_project_fold_merges_session_summaries_under_the_same_rules() {
+    let m = Scripted::new(&[Ok(GOOD)]);
+    let r = run(10);
+    let mut i = input(Some(&r), &[NEW], 0);
+    i.scope = Scope::Project;
+    match decide(Some(&m), &opts(false), &i).unwrap() {
+        Decision::Update { content, written } => {
+            assert_eq!(content, GOOD);
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::MERGE_VERSION));
+        }
+        other => panic!("{other:?}"),
+    }
+    let prompt = m.last_prompt();
+    assert!(prompt.contains("running summary of a project") && prompt.contains("New session summaries:"), "{prompt}");
+}
+
+#[test]
+fn on_the_last_attempt_several_turns_are_written_extractively_as_a_segment() {
+    let other =
+        "The user asked how to prune old restic snapshots; the assistant suggested restic forget --keep-daily 7.";
+    let m = Scripted::new(&[Err(ModelError::BadReply("empty".into()))]);
+    let r = run(10);
+    let o = opts(false);
+    let items = [NEW, other];
+    match decide(Some(&m), &o, &input(Some(&r), &items, o.max_attempts as i64 - 1)).unwrap() {
+        Decision::Start { content, written, reason, .. } => {
+            assert_eq!(reason, StartReason::FoldFailed);
+            assert_eq!((written.origin, written.prompt_version), ("extractive", prompts::EXTRACTIVE_VERSION));
+            assert!(content.contains("restic check weekly") && content.contains("--keep-daily 7"), "{content}");
+            assert!(!content.contains("/srv to a USB disk"), "the running summary is not repeated: {content}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 2, "the merge, then a fresh summary, each one bad reply");
+}
