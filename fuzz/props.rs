@@ -8,8 +8,8 @@
 #![allow(dead_code)] // each fuzz target uses one half
 
 use ragger::capture::{parse_line, validate};
-use ragger::llm::clean::{clean_reply, is_no_merge};
-use ragger::pipeline::verdict::is_topic_shift;
+use ragger::llm::clean::clean_reply;
+use ragger::pipeline::verdict::{is_no_merge, is_topic_shift};
 
 /// Field limit used when fuzzing `validate`.
 pub const MAX_FIELD: usize = 4096;

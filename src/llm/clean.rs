@@ -51,19 +51,6 @@ fn clean_once(raw: &str) -> String {
     crate::display::one_line(&text)
 }
 
-/// True when the reply is the single token NO_MERGE (any case, `NO MERGE`
-/// and `NO-MERGE` too), ignoring surrounding punctuation and markdown.
-pub fn is_no_merge(cleaned: &str) -> bool {
-    let core = cleaned.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
-    let Some(rest) = core.strip_prefix("no") else {
-        return false;
-    };
-    let Some(sep) = rest.strip_suffix("merge") else {
-        return false;
-    };
-    sep.chars().all(|c| c == '_' || c == '-' || c.is_whitespace())
-}
-
 /// Whether the tag or token at `start..end` of `text` is written about
 /// rather than leaked: quoted on both sides (`` `</think>` ``, "<|im_end|>"),
 /// or standing as a word inside a sentence ("what <|im_end|> means": text
@@ -521,37 +508,5 @@ mod tests {
         assert_eq!(clean_reply("<|im_end|>"), "");
         assert_eq!(clean_reply("  \"\"  "), "");
         assert_eq!(clean_reply("Summary:"), "");
-    }
-
-    #[test]
-    fn no_merge_alone_in_any_dress_is_no_merge() {
-        for s in [
-            "NO_MERGE",
-            "no_merge",
-            "NO_MERGE.",
-            "**NO_MERGE**",
-            "\"NO_MERGE.\"",
-            "`NO_MERGE`",
-            "NO MERGE",
-            "No-Merge",
-            " NO_MERGE\n",
-        ] {
-            assert!(is_no_merge(s), "{s:?}");
-        }
-        assert!(is_no_merge(&clean_reply("<think>different topic</think>\n\nNO_MERGE<|im_end|>")));
-    }
-
-    #[test]
-    fn a_summary_that_mentions_no_merge_is_not_no_merge() {
-        for s in [
-            "The user asked what NO_MERGE means in the prompt.",
-            "NO_MERGE was discussed.",
-            "NO_MERGE. The new turn is about cooking.",
-            "MERGE",
-            "NO",
-            "",
-        ] {
-            assert!(!is_no_merge(s), "{s:?}");
-        }
     }
 }

@@ -4,8 +4,9 @@
 use anyhow::Result;
 use serde::Serialize;
 
+use super::fold::policy;
 use super::idle::{idle_sessions, Idle};
-use super::queue::{gate_open, remaining};
+use super::queue::remaining;
 use super::PassOptions;
 use crate::store::{queue as q, status, Store};
 
@@ -56,11 +57,10 @@ pub fn pass_plan(store: &Store, opts: &PassOptions, sid: Option<i64>) -> Result<
         .collect();
     let mut l3 = Vec::new();
     for s in status::unfolded_sessions(store, sid)? {
-        if opts.threshold() {
-            let g = q::Gate { new_l2s: s.turns, ..q::gate(store, s.id, opts.pause_ms)? };
-            if !gate_open(&g, &opts.summaries) {
-                continue;
-            }
+        // A dry run counts the L2s this pass would write as new too.
+        let gate = || Ok(q::Gate { new_l2s: s.turns, ..q::gate(store, s.id, opts.pause_ms)? });
+        if policy::waits(opts, gate)? {
+            continue;
         }
         l3.push(PlanSession { session: s.session, turns_to_fold: s.turns });
     }

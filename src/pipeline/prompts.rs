@@ -2,6 +2,7 @@
 //! chat template. Bump a version when its text changes; every derived row
 //! records the version that produced it.
 
+use super::verdict;
 use crate::llm::Message;
 
 pub const L2_VERSION: i64 = 3;
@@ -105,9 +106,10 @@ Reply with the summary only.\n\n{}\n\nSummary:",
 }
 
 /// Fold new items into the running summary. With `ask_verdict` (a model
-/// that is trusted to judge topics) it may answer NO_MERGE on a topic
-/// shift; otherwise ragger's segmenter has already decided that the items
-/// continue the running summary, and the model is not asked.
+/// that is trusted to judge topics) the prompt ends with the merge
+/// protocol's request (`verdict`); otherwise ragger's segmenter has
+/// already decided that the items continue the running summary, and the
+/// model is not asked.
 pub fn merge(scope: Scope, running: &str, items: &[&str], max_chars: usize, ask_verdict: bool) -> Vec<Message> {
     let budget_running = max_chars / 2;
     let new = cut(&bullets(items), max_chars - budget_running.min(running.len()));
@@ -118,11 +120,8 @@ Reply with the updated summary: 3 to 5 sentences, in the third person, covering 
             capitalize(scope.items()),
         );
         if ask_verdict {
-            text.push_str(&format!(
-                " If the {} are about a different topic, reply with exactly {} and nothing else.",
-                scope.items(),
-                crate::pipeline::verdict::TOKEN
-            ));
+            text.push(' ');
+            text.push_str(&verdict::request(scope.items()));
         }
         text
     };
@@ -195,14 +194,16 @@ mod tests {
         assert!(long.last().unwrap().content.chars().count() < 500);
     }
 
+    /// Whether the verdict is asked for is tested with the protocol, in
+    /// `verdict`.
     #[test]
-    fn merge_prompt_names_the_verdict_and_both_parts() {
-        let m = merge(Scope::Session, "They discussed Rust.", &["The user asked about lifetimes."], 3000, true);
-        let text = &m.last().unwrap().content;
-        assert!(text.contains("NO_MERGE"));
-        let quiet = merge(Scope::Session, "They discussed Rust.", &["The user asked about lifetimes."], 3000, false);
-        assert!(!quiet.iter().any(|m| m.content.contains("NO_MERGE")), "not asked of an untrusted model");
-        assert!(text.contains("They discussed Rust."));
-        assert!(text.contains("- The user asked about lifetimes."));
+    fn merge_prompt_names_both_parts() {
+        for ask_verdict in [true, false] {
+            let m =
+                merge(Scope::Session, "They discussed Rust.", &["The user asked about lifetimes."], 3000, ask_verdict);
+            let text = &m.last().unwrap().content;
+            assert!(text.contains("They discussed Rust."));
+            assert!(text.contains("- The user asked about lifetimes."));
+        }
     }
 }

@@ -4,6 +4,7 @@
 pub mod context;
 pub mod embeddings;
 pub mod export;
+pub mod fold;
 pub mod forget;
 pub mod imports;
 pub mod inspect;
@@ -15,6 +16,7 @@ pub mod schema;
 pub mod search;
 pub mod sessions;
 pub mod status;
+pub mod summaries;
 pub mod turn_views;
 pub mod turns;
 

@@ -1,0 +1,135 @@
+//! The fold decision: a plain function of the running summary, the new
+//! items, the settings and a model (no SQL, no I/O but the model's calls),
+//! unit-tested with a scripted model in `fold/tests.rs`.
+
+use super::super::prompts::{self, Scope};
+use super::super::segment::StartReason;
+use super::super::{grounding, tidy, verdict, PassOptions};
+use crate::llm::{complete, MemoryModel, Message, ModelError, Request};
+use crate::store::fold::Written;
+use crate::store::summaries::Running;
+
+/// What a fold decided, before it is committed.
+#[derive(Debug)]
+pub enum Decision {
+    /// The running summary absorbs the new material.
+    Update { content: String, written: Written },
+    /// A new running summary starts (completing the old one if any).
+    Start { content: String, written: Written, reason: StartReason, score: Option<f32> },
+    /// A bad reply with attempts left: count it, retry next run.
+    Retry(String),
+}
+
+/// What a fold works from.
+pub struct FoldInput<'a> {
+    pub scope: Scope,
+    pub run: Option<&'a Running>,
+    pub items: &'a [&'a str],
+    /// The model id of the items (a copy keeps it).
+    pub copy_model: &'a str,
+    pub attempts: i64,
+    /// Set when the segmenter (or the size limit, or a first segment)
+    /// already decided that the items start a new summary.
+    pub start: Option<(StartReason, Option<f32>)>,
+}
+
+/// Decide a fold: a plain function of the running summary, the new items,
+/// the settings and a model (no SQL), so it is unit-tested with a scripted
+/// model. Every reply passes the grounding check before it is used; a
+/// reply that fails it is asked again once (warmer), then the summary is
+/// written extractively from its sources. Model errors other than a bad
+/// reply stop the pass.
+pub fn decide(
+    model: Option<&dyn MemoryModel>,
+    opts: &PassOptions,
+    input: &FoldInput<'_>,
+) -> Result<Decision, ModelError> {
+    let s = &opts.summaries;
+    let items = input.items;
+    let last_try = input.attempts + 1 >= opts.max_attempts as i64;
+    let examples = prompts::example_texts();
+    // One model call whose reply must pass the grounding check against
+    // `sources`; Ok(None) after two replies that did not.
+    let grounded = |messages: Vec<Message>, check: &dyn Fn(&str) -> Option<String>, verdict_ok: bool| {
+        let model = model.ok_or_else(|| ModelError::Unavailable("no memory model for a fold that needs one".into()))?;
+        let mut why = String::new();
+        let mut last = String::new();
+        for temperature in [s.temperature, (s.temperature + 0.5).min(1.5)] {
+            let req = Request { messages: messages.clone(), temperature, max_tokens: s.max_tokens, stop: vec![] };
+            let text = tidy::tidy(&complete(model, &req)?.text, None);
+            if verdict::is_topic_shift(&text) {
+                if verdict_ok {
+                    return Ok(Some((text, model.model_id())));
+                }
+                why = format!("the reply is the {} verdict, which was not asked for", verdict::TOKEN);
+                continue;
+            }
+            match check(&text) {
+                None => return Ok(Some((text, model.model_id()))),
+                Some(w) => (why, last) = (w, text),
+            }
+        }
+        if opts.verbose {
+            eprintln!(
+                "ragger: fold reply rejected, written extractively: {why}: {:?}",
+                crate::llm::truncate_for_message(&last, 300)
+            );
+        }
+        Ok::<_, ModelError>(None)
+    };
+    let extractive = || Written {
+        model: input.copy_model.to_string(),
+        prompt_version: prompts::EXTRACTIVE_VERSION,
+        origin: "extractive",
+    };
+    // A new summary from the items alone.
+    let start = |reason: StartReason, score: Option<f32>| -> Result<Decision, ModelError> {
+        if items.len() == 1 {
+            let written =
+                Written { model: input.copy_model.to_string(), prompt_version: prompts::COPY_VERSION, origin: "copy" };
+            return Ok(Decision::Start { content: items[0].trim().to_string(), written, reason, score });
+        }
+        let check = |text: &str| grounding::check(text, items, &examples);
+        match grounded(prompts::fresh(input.scope, items, s.max_input_chars), &check, false) {
+            Ok(Some((content, model))) => {
+                let written = Written { model, prompt_version: prompts::FRESH_VERSION, origin: "model" };
+                Ok(Decision::Start { content, written, reason, score })
+            }
+            Ok(None) => Ok(Decision::Start {
+                content: grounding::extractive_fold(None, items, s.max_input_chars),
+                written: extractive(),
+                reason,
+                score,
+            }),
+            Err(ModelError::BadReply(_)) if last_try => Ok(Decision::Start {
+                content: grounding::extractive_fold(None, items, s.max_input_chars),
+                written: extractive(),
+                reason: StartReason::FoldFailed,
+                score,
+            }),
+            Err(ModelError::BadReply(why)) => Ok(Decision::Retry(why)),
+            Err(e) => Err(e),
+        }
+    };
+    if let Some((reason, score)) = input.start {
+        return start(reason, score);
+    }
+    let Some(run) = input.run else { return start(StartReason::First, None) };
+    let votes = opts.segment.model_votes;
+    let check = |text: &str| grounding::check_merge(text, &run.content, items, &examples);
+    match grounded(prompts::merge(input.scope, &run.content, items, s.max_input_chars, votes), &check, votes) {
+        Ok(Some((text, _))) if verdict::is_topic_shift(&text) => start(StartReason::ModelNoMerge, None),
+        Ok(Some((content, model))) => Ok(Decision::Update {
+            content,
+            written: Written { model, prompt_version: prompts::MERGE_VERSION, origin: "model" },
+        }),
+        Ok(None) => Ok(Decision::Update {
+            content: grounding::extractive_fold(Some(&run.content), items, s.max_input_chars),
+            written: extractive(),
+        }),
+        // Out of attempts: keep the material anyway, as a new segment.
+        Err(ModelError::BadReply(_)) if last_try => start(StartReason::FoldFailed, None),
+        Err(ModelError::BadReply(why)) => Ok(Decision::Retry(why)),
+        Err(e) => Err(e),
+    }
+}

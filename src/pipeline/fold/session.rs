@@ -1,0 +1,191 @@
+//! The session scope (L3): which sessions have a fold to do now, their
+//! heads claimed, and the segmenter's cut of each head where a new topic
+//! starts. Deciding and committing is the engine's (`fold`).
+
+use anyhow::Result;
+
+use super::super::queue::{self, FoldTurn, Skip, Table};
+use super::super::segment::{self, StartReason, TurnView};
+use super::super::{vectors, ModelSlot, PassOptions, Report, Step};
+use super::{claim, fold_claimed, policy, Fold, NewTerms};
+use crate::store::summaries::{self, FoldKey, Running};
+use crate::store::Store;
+
+/// One L3 step: the next fold of up to `[memory_model] parallel` sessions.
+/// A session's folds are strictly ordered, but different sessions are
+/// independent: their model calls run concurrently and each result is
+/// committed on its own.
+pub fn l3_step(
+    store: &mut Store,
+    slot: &mut ModelSlot<'_>,
+    opts: &PassOptions,
+    session: Option<i64>,
+    skip: &mut Skip,
+    report: &mut Report,
+) -> Result<Step> {
+    let heads = ready_sessions(store, opts, session, skip)?;
+    if heads.is_empty() {
+        return Ok(Step::Idle);
+    }
+    // Claim each head, read its running summary, and let the segmenter
+    // cut the head where a new topic starts.
+    let mut folds = Vec::new();
+    for (sid, turns) in heads {
+        let ids: Vec<i64> = turns.iter().map(|t| t.id).collect();
+        if !claim(store, opts, Table::Turns, &ids)? {
+            skip.sessions.insert(sid);
+            continue;
+        }
+        let run = summaries::running(store, &FoldKey::Session(sid))?;
+        let mut head = Head { sid, turns, ids, run, views: Vec::new(), start: None };
+        segment_head(store, slot, opts, &mut head)?;
+        folds.push(head.into_fold());
+    }
+    if folds.is_empty() {
+        return Ok(Step::Done(0));
+    }
+    if let Some(why) = slot.vectors.unavailable.take() {
+        // Once per pass: the embedder stays off for the rest of it.
+        eprintln!("ragger: warning: topic segmentation without turn vectors (embedder unavailable: {why})");
+        slot.vectors = vectors::TurnVectors::none();
+    }
+    fold_claimed(store, slot, opts, folds, skip, report)
+}
+
+/// A session's next turns, claimed, while the segmenter looks at them.
+struct Head {
+    sid: i64,
+    turns: Vec<FoldTurn>,
+    ids: Vec<i64>,
+    run: Option<Running>,
+    /// The head's turns as the segmenter saw them (texts for key terms).
+    views: Vec<TurnView>,
+    /// Set when the head starts a new segment.
+    start: Option<(StartReason, Option<f32>)>,
+}
+
+impl Head {
+    fn into_fold(self) -> Fold {
+        let first = &self.turns[0];
+        Fold {
+            key: FoldKey::Session(self.sid),
+            copy_model: first.l2_model.clone(),
+            attempts: first.fold_attempts,
+            items: self.turns.into_iter().map(|t| t.l2).collect(),
+            ids: self.ids,
+            run: self.run,
+            start: self.start,
+            terms: NewTerms::Texts(self.views.into_iter().map(|v| v.text).collect()),
+        }
+    }
+}
+
+/// The segmenter's part of a fold: decide whether the head's first turn
+/// continues the running segment, and cut the head before the next turn
+/// that starts a new one (threshold mode and backlogs fold several turns
+/// at once). Turns cut off are released for the next step.
+fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions, fold: &mut Head) -> Result<()> {
+    let reopened = fold.run.is_none() && vectors::has_segment(store, fold.sid)?;
+    fold.start = policy::forced_start(opts, fold.run.as_ref(), reopened);
+    let seg = &opts.segment;
+    fold.views = vectors::views(store, &fold.ids)?;
+    if !seg.uses_signals() || !slot.vectors.enabled() {
+        return Ok(());
+    }
+    let tail_ids = match &fold.run {
+        Some(r) => vectors::segment_tail(store, r.id, segment::TAIL)?,
+        None => Vec::new(),
+    };
+    let mut tail = vectors::views(store, &tail_ids)?;
+    let last = *fold.ids.last().expect("non-empty head");
+    let mut next = match vectors::next_turn(store, fold.sid, last)? {
+        Some(id) => vectors::views(store, &[id])?,
+        None => Vec::new(),
+    };
+    slot.vectors.fill(store, &mut tail)?;
+    slot.vectors.fill(store, &mut fold.views)?;
+    slot.vectors.fill(store, &mut next)?;
+    let mut cut = fold.views.len();
+    for j in 0..fold.views.len() {
+        if j == 1 && fold.start.is_some() {
+            // The head starts a new segment: its later turns are judged
+            // against it alone, as live folds would be.
+            tail.clear();
+        }
+        let mut before: Vec<TurnView> = tail.clone();
+        before.extend(fold.views[..j].iter().cloned());
+        let ahead = fold.views.get(j + 1).or(next.first());
+        let Some(score) = segment::score(&before, &fold.views[j], ahead, seg) else { continue };
+        let boundary = segment::is_boundary(&score, seg);
+        if opts.verbose {
+            eprintln!(
+                "ragger: segmenter: session {} turn {}: score {:.3} (semantic {:.3}, lexical {:.3}, pause {:.3}, cue {:.2}, ahead {}) -> {}",
+                fold.sid,
+                fold.views[j].id,
+                score.total,
+                score.semantic,
+                score.lexical,
+                score.pause,
+                score.cue,
+                score.ahead.map_or("-".to_string(), |a| format!("{a:.3}")),
+                if boundary { "new segment" } else { "continues" }
+            );
+        }
+        if !boundary {
+            continue;
+        }
+        if j == 0 {
+            if fold.start.is_none() {
+                fold.start = Some((StartReason::TopicShift, Some(score.total)));
+            }
+        } else {
+            cut = j;
+            break;
+        }
+    }
+    if cut < fold.ids.len() {
+        let released = fold.ids.split_off(cut);
+        fold.turns.truncate(cut);
+        fold.views.truncate(cut);
+        queue::release(store, Table::Turns, &released, &opts.owner)?;
+    }
+    Ok(())
+}
+
+/// Up to `parallel` sessions with a fold to do now, each with its head
+/// (the L2s the fold takes). Sessions with nothing to do now are skipped
+/// for the rest of the pass.
+fn ready_sessions(
+    store: &Store,
+    opts: &PassOptions,
+    session: Option<i64>,
+    skip: &mut Skip,
+) -> Result<Vec<(i64, Vec<FoldTurn>)>> {
+    let want = opts.parallel.max(1);
+    let mut ready: Vec<(i64, Vec<FoldTurn>)> = Vec::new();
+    'find: loop {
+        // Sessions already taken are skipped while looking for more.
+        let candidates = queue::sessions_to_fold(store, session, &mut *skip, 8)?;
+        if candidates.is_empty() {
+            break;
+        }
+        for sid in candidates {
+            let mut head = queue::fold_head(store, sid, policy::batch_size(opts))?;
+            policy::fit_prompt(&mut head, opts.summaries.max_input_chars);
+            let gated = queue::gated(store, sid, opts)?;
+            skip.sessions.insert(sid);
+            if head.is_empty() || gated {
+                continue;
+            }
+            ready.push((sid, head));
+            if ready.len() == want {
+                break 'find;
+            }
+        }
+    }
+    // A session taken now may have more to fold after this step.
+    for (sid, _) in &ready {
+        skip.sessions.remove(sid);
+    }
+    Ok(ready)
+}

@@ -1,0 +1,275 @@
+//! The fold decision on data, with a scripted model: no database.
+
+use std::sync::Mutex;
+
+use super::policy::{forced_start, needs_model};
+use super::*;
+use crate::config::Summaries;
+use crate::llm::{Reply, Request, Usage};
+use crate::pipeline::prompts;
+
+/// Answers with the scripted replies in order (the last one repeats)
+/// and records every prompt it was given.
+struct Scripted {
+    replies: Vec<Result<String, ModelError>>,
+    prompts: Mutex<Vec<String>>,
+}
+
+impl Scripted {
+    fn new(replies: &[Result<&str, ModelError>]) -> Self {
+        Scripted {
+            replies: replies.iter().map(|r| r.clone().map(str::to_string)).collect(),
+            prompts: Mutex::new(Vec::new()),
+        }
+    }
+    fn calls(&self) -> usize {
+        self.prompts.lock().unwrap().len()
+    }
+    fn last_prompt(&self) -> String {
+        self.prompts.lock().unwrap().last().cloned().unwrap_or_default()
+    }
+}
+
+impl MemoryModel for Scripted {
+    fn describe(&self) -> String {
+        "scripted".into()
+    }
+    fn model_id(&self) -> String {
+        "scripted".into()
+    }
+    fn preflight(&self) -> Result<(), ModelError> {
+        Ok(())
+    }
+    fn generate(&self, req: &Request) -> Result<Reply, ModelError> {
+        let mut prompts = self.prompts.lock().unwrap();
+        prompts.push(req.messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n"));
+        let i = (prompts.len() - 1).min(self.replies.len() - 1);
+        self.replies[i].clone().map(|text| Reply { text, usage: Usage::default() })
+    }
+}
+
+const RUNNING: &str = "The user set up nightly restic backups of /srv to a USB disk.";
+const NEW: &str = "The user asked how to check the restic backups; the assistant suggested restic check weekly.";
+const GOOD: &str =
+    "The user set up nightly restic backups of /srv to a USB disk and asked how to check them; the assistant suggested restic check weekly.";
+
+fn opts(votes: bool) -> PassOptions {
+    let mut o = PassOptions::new("me".into(), Summaries::default());
+    o.segment.model_votes = votes;
+    o
+}
+
+fn run(tokens: i64) -> Running {
+    Running { id: 7, content: RUNNING.into(), tokens, version: 3, key_terms: String::new() }
+}
+
+fn input<'a>(run: Option<&'a Running>, items: &'a [&'a str], attempts: i64) -> FoldInput<'a> {
+    FoldInput { scope: Scope::Session, run, items, copy_model: "l2-model", attempts, start: None }
+}
+
+#[test]
+fn a_grounded_merge_updates_the_running_summary() {
+    let m = Scripted::new(&[Ok(GOOD)]);
+    let r = run(10);
+    let d = decide(Some(&m), &opts(false), &input(Some(&r), &[NEW], 0)).unwrap();
+    match d {
+        Decision::Update { content, written } => {
+            assert_eq!(content, GOOD);
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::MERGE_VERSION));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 1);
+    assert!(!m.last_prompt().contains("NO_MERGE"), "an untrusted model is not asked for the verdict");
+}
+
+#[test]
+fn a_segmenter_shift_starts_a_segment_without_a_model_call() {
+    let m = Scripted::new(&[Ok(GOOD)]);
+    let r = run(10);
+    let mut i = input(Some(&r), &[NEW], 0);
+    i.start = Some((StartReason::TopicShift, Some(1.2)));
+    assert!(!needs_model(i.items.len(), i.start), "one item copied: no call");
+    match decide(Some(&m), &opts(false), &i).unwrap() {
+        Decision::Start { content, written, reason, score } => {
+            assert_eq!(content, NEW);
+            assert_eq!(written.origin, "copy");
+            assert_eq!((reason, score), (StartReason::TopicShift, Some(1.2)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 0);
+}
+
+#[test]
+fn a_trusted_models_no_merge_is_a_topic_shift() {
+    let m = Scripted::new(&[Ok("NO_MERGE")]);
+    let r = run(10);
+    let d = decide(Some(&m), &opts(true), &input(Some(&r), &[NEW], 0)).unwrap();
+    assert!(matches!(d, Decision::Start { reason: StartReason::ModelNoMerge, .. }), "{d:?}");
+    assert!(m.last_prompt().contains("NO_MERGE"), "a trusted model is asked");
+}
+
+#[test]
+fn an_untrusted_models_no_merge_is_a_bad_reply_then_extractive() {
+    let m = Scripted::new(&[Ok("NO_MERGE")]);
+    let r = run(10);
+    match decide(Some(&m), &opts(false), &input(Some(&r), &[NEW], 0)).unwrap() {
+        Decision::Update { content, written } => {
+            assert_eq!(written.origin, "extractive");
+            assert!(content.contains(RUNNING) && content.contains(NEW), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 2, "asked once more before falling back");
+}
+
+#[test]
+fn a_full_running_summary_rolls_over() {
+    let m = Scripted::new(&[Ok(GOOD)]);
+    let r = run(10_000);
+    let o = opts(false);
+    let mut i = input(Some(&r), &[NEW], 0);
+    i.start = forced_start(&o, Some(&r), false);
+    match decide(Some(&m), &o, &i).unwrap() {
+        Decision::Start { reason, written, .. } => {
+            assert_eq!(reason, StartReason::Rollover);
+            assert_eq!(written.origin, "copy");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(forced_start(&o, None, false), Some((StartReason::First, None)));
+    assert_eq!(forced_start(&o, None, true), Some((StartReason::Pause, None)));
+    assert_eq!(forced_start(&o, Some(&run(10)), false), None);
+}
+
+#[test]
+fn an_invented_fact_is_retried_then_written_extractively() {
+    let invented = "The user set up restic backups of /srv to a USB disk encrypted with AES256; the assistant suggested restic check weekly.";
+    let m = Scripted::new(&[Ok(invented), Ok(GOOD)]);
+    let r = run(10);
+    let d = decide(Some(&m), &opts(false), &input(Some(&r), &[NEW], 0)).unwrap();
+    assert!(
+        matches!(&d, Decision::Update { content, written } if content == GOOD && written.origin == "model"),
+        "{d:?}"
+    );
+    assert_eq!(m.calls(), 2, "the second, warmer reply was grounded");
+    let m = Scripted::new(&[Ok(invented)]);
+    let d = decide(Some(&m), &opts(false), &input(Some(&r), &[NEW], 0)).unwrap();
+    assert!(matches!(&d, Decision::Update { written, .. } if written.origin == "extractive"), "{d:?}");
+}
+
+#[test]
+fn a_looping_or_echoing_merge_is_never_stored() {
+    let looping = "The user set up restic backups of /srv. They made a backup, then they made a backup, then they made a backup, then they made a backup.";
+    let echo = "Running summary: The user set up restic backups of /srv. New turns: - restic check weekly. Reply with the updated summary.";
+    for bad in [looping, echo] {
+        let m = Scripted::new(&[Ok(bad)]);
+        let r = run(10);
+        let d = decide(Some(&m), &opts(false), &input(Some(&r), &[NEW], 0)).unwrap();
+        match d {
+            Decision::Update { content, written } => {
+                assert_eq!(written.origin, "extractive", "{bad}");
+                assert_ne!(content, bad);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn an_unparseable_reply_with_attempts_left_is_retried_next_run() {
+    let m = Scripted::new(&[Err(ModelError::BadReply("empty".into()))]);
+    let r = run(10);
+    let d = decide(Some(&m), &opts(false), &input(Some(&r), &[NEW], 0)).unwrap();
+    assert!(matches!(&d, Decision::Retry(why) if why == "empty"), "{d:?}");
+}
+
+#[test]
+fn on_the_last_attempt_the_material_becomes_a_segment_of_its_own() {
+    let m = Scripted::new(&[Err(ModelError::BadReply("empty".into()))]);
+    let r = run(10);
+    let o = opts(false);
+    let d = decide(Some(&m), &o, &input(Some(&r), &[NEW], o.max_attempts as i64 - 1)).unwrap();
+    match d {
+        Decision::Start { content, reason, .. } => {
+            assert_eq!(reason, StartReason::FoldFailed);
+            assert_eq!(content, NEW);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_unavailable_model_stops_the_pass() {
+    let m = Scripted::new(&[Err(ModelError::Unavailable("down".into()))]);
+    let r = run(10);
+    assert!(matches!(decide(Some(&m), &opts(false), &input(Some(&r), &[NEW], 0)), Err(ModelError::Unavailable(_))));
+}
+
+#[test]
+fn merge_terms_keeps_old_terms_first_without_duplicates() {
+    let t = merge_terms("/srv; restic", ["restic check and --password-file for /srv"]);
+    assert_eq!(t, "/srv; restic; --password-file");
+}
+
+#[test]
+fn a_segmenter_shift_over_several_turns_writes_a_fresh_summary_and_never_asks_to_merge() {
+    let other = "The user asked how to bake sourdough bread; the assistant suggested a long cold proof.";
+    let fresh = format!("{NEW} {other}");
+    let m = Scripted::new(&[Ok(&fresh)]);
+    let r = run(10);
+    let items = [NEW, other];
+    let mut i = input(Some(&r), &items, 0);
+    i.start = Some((StartReason::TopicShift, Some(0.9)));
+    assert!(needs_model(i.items.len(), i.start), "two items are summarised, not copied");
+    match decide(Some(&m), &opts(true), &i).unwrap() {
+        Decision::Start { content, written, reason, score } => {
+            assert_eq!(content, fresh);
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::FRESH_VERSION));
+            assert_eq!((reason, score), (StartReason::TopicShift, Some(0.9)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 1);
+    let prompt = m.last_prompt();
+    assert!(!prompt.contains(RUNNING) && !prompt.contains("Running summary"), "no merge prompt: {prompt}");
+    assert!(!prompt.contains("NO_MERGE"), "a fresh summary never asks for the verdict");
+}
+
+#[test]
+fn a_project_fold_merges_session_summaries_under_the_same_rules() {
+    let m = Scripted::new(&[Ok(GOOD)]);
+    let r = run(10);
+    let mut i = input(Some(&r), &[NEW], 0);
+    i.scope = Scope::Project;
+    match decide(Some(&m), &opts(false), &i).unwrap() {
+        Decision::Update { content, written } => {
+            assert_eq!(content, GOOD);
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::MERGE_VERSION));
+        }
+        other => panic!("{other:?}"),
+    }
+    let prompt = m.last_prompt();
+    assert!(prompt.contains("running summary of a project") && prompt.contains("New session summaries:"), "{prompt}");
+}
+
+#[test]
+fn on_the_last_attempt_several_turns_are_written_extractively_as_a_segment() {
+    let other =
+        "The user asked how to prune old restic snapshots; the assistant suggested restic forget --keep-daily 7.";
+    let m = Scripted::new(&[Err(ModelError::BadReply("empty".into()))]);
+    let r = run(10);
+    let o = opts(false);
+    let items = [NEW, other];
+    match decide(Some(&m), &o, &input(Some(&r), &items, o.max_attempts as i64 - 1)).unwrap() {
+        Decision::Start { content, written, reason, .. } => {
+            assert_eq!(reason, StartReason::FoldFailed);
+            assert_eq!((written.origin, written.prompt_version), ("extractive", prompts::EXTRACTIVE_VERSION));
+            assert!(content.contains("restic check weekly") && content.contains("--keep-daily 7"), "{content}");
+            assert!(!content.contains("/srv to a USB disk"), "the running summary is not repeated: {content}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 2, "the merge, then a fresh summary, each one bad reply");
+}

@@ -1,0 +1,130 @@
+//! Running and completed summaries (L3 of a session, L4 of a project) as
+//! the fold sees them: the running summary a fold reads before its model
+//! call, the next L3 waiting for its project's fold, and the completion of
+//! an L3. The fold's compare-and-set commits are in `store::fold`.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+use super::{now_ms, Store};
+
+/// Where a running summary lives: a session's (L3) or a project's (L4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FoldKey {
+    Session(i64),
+    Project(String),
+}
+
+/// A running summary, as read before a fold's model call.
+#[derive(Clone, Debug)]
+pub struct Running {
+    pub id: i64,
+    pub content: String,
+    pub tokens: i64,
+    /// Bumped by every write: the compare-and-set checks it.
+    pub version: i64,
+    /// `; `-separated.
+    pub key_terms: String,
+}
+
+/// The running summary of a session or project, if any.
+pub fn running(store: &Store, key: &FoldKey) -> Result<Option<Running>> {
+    let read = |r: &rusqlite::Row<'_>| {
+        Ok(Running { id: r.get(0)?, content: r.get(1)?, tokens: r.get(2)?, version: r.get(3)?, key_terms: r.get(4)? })
+    };
+    let found = match key {
+        FoldKey::Session(sid) => store.conn.query_row(
+            "SELECT id, content, tokens, version, key_terms FROM summaries WHERE level = 3 AND session_id = ?1 AND status = 'running'",
+            [sid],
+            read,
+        ),
+        FoldKey::Project(project) => store.conn.query_row(
+            "SELECT id, content, tokens, version, key_terms FROM summaries WHERE level = 4 AND project = ?1 AND status = 'running'",
+            [project],
+            read,
+        ),
+    };
+    Ok(found.optional()?)
+}
+
+/// The id and version of the running summary, read inside the commit's
+/// transaction (the compare half of the compare-and-set).
+pub(super) fn running_version(conn: &Connection, key: &FoldKey) -> rusqlite::Result<Option<(i64, i64)>> {
+    let pair = |r: &rusqlite::Row<'_>| Ok((r.get(0)?, r.get(1)?));
+    match key {
+        FoldKey::Session(sid) => conn.query_row(
+            "SELECT id, version FROM summaries WHERE level = 3 AND session_id = ?1 AND status = 'running'",
+            [sid],
+            pair,
+        ),
+        FoldKey::Project(project) => conn.query_row(
+            "SELECT id, version FROM summaries WHERE level = 4 AND project = ?1 AND status = 'running'",
+            [project],
+            pair,
+        ),
+    }
+    .optional()
+}
+
+/// A completed L3 waiting for its project's L4 fold.
+#[derive(Clone, Debug)]
+pub struct L4Item {
+    pub id: i64,
+    pub project: String,
+    pub content: String,
+    pub model: String,
+    pub attempts: i64,
+    pub key_terms: String,
+}
+
+/// The first completed L3 (of `session`, if given) waiting for its L4
+/// fold and free to claim, passing over the rows in `skip`.
+pub fn next_l4_item(store: &Store, session: Option<i64>, owner: &str, skip: &HashSet<i64>) -> Result<Option<L4Item>> {
+    let mut stmt = store.conn.prepare_cached(
+        "SELECT id, project, content, model, attempts, key_terms FROM summaries
+         WHERE l4_state = 'pending' AND (?1 IS NULL OR session_id = ?1)
+           AND (lease_owner IS NULL OR lease_owner = ?2 OR lease_expires < ?3)
+         ORDER BY id LIMIT ?4",
+    )?;
+    let want = 1 + skip.len() as i64;
+    let rows = stmt.query_map(params![session, owner, now_ms(), want], |r| {
+        Ok(L4Item {
+            id: r.get(0)?,
+            project: r.get(1)?,
+            content: r.get(2)?,
+            model: r.get(3)?,
+            attempts: r.get(4)?,
+            key_terms: r.get(5)?,
+        })
+    })?;
+    for row in rows {
+        let row = row?;
+        if !skip.contains(&row.id) {
+            return Ok(Some(row));
+        }
+    }
+    Ok(None)
+}
+
+/// Mark a running L3 complete; if its session has a project it now waits
+/// for the L4 fold. Part of a larger write (a fold's commit, closing an
+/// idle session), so it takes that write's transaction.
+pub fn complete_l3(tx: &Transaction<'_>, id: i64, now: i64) -> rusqlite::Result<usize> {
+    tx.execute(
+        "UPDATE summaries SET status = 'complete', completed_at = ?2, updated_at = ?2, version = version + 1,
+                l4_state = CASE WHEN project IS NOT NULL THEN 'pending' ELSE 'none' END
+         WHERE id = ?1 AND level = 3 AND status = 'running'",
+        params![id, now],
+    )
+}
+
+/// Mark a running L4 complete (a new one takes its place).
+pub(super) fn complete_l4(tx: &Transaction<'_>, id: i64, now: i64) -> rusqlite::Result<usize> {
+    tx.execute(
+        "UPDATE summaries SET status = 'complete', completed_at = ?2, updated_at = ?2, version = version + 1
+         WHERE id = ?1",
+        params![id, now],
+    )
+}
