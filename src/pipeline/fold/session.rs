@@ -84,44 +84,44 @@ impl Head {
 /// continues the running segment, and cut the head before the next turn
 /// that starts a new one (threshold mode and backlogs fold several turns
 /// at once). Turns cut off are released for the next step.
-fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions, fold: &mut Head) -> Result<()> {
-    let reopened = fold.run.is_none() && vectors::has_segment(store, fold.sid)?;
-    fold.start = policy::forced_start(opts, fold.run.as_ref(), reopened);
+fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions, head: &mut Head) -> Result<()> {
+    let reopened = head.run.is_none() && vectors::has_segment(store, head.sid)?;
+    head.start = policy::forced_start(opts, head.run.as_ref(), reopened);
     let seg = &opts.segment;
-    fold.views = vectors::views(store, &fold.ids)?;
+    head.views = vectors::views(store, &head.ids)?;
     if !seg.uses_signals() || !slot.vectors.enabled() {
         return Ok(());
     }
-    let tail_ids = match &fold.run {
+    let tail_ids = match &head.run {
         Some(r) => vectors::segment_tail(store, r.id, segment::TAIL)?,
         None => Vec::new(),
     };
     let mut tail = vectors::views(store, &tail_ids)?;
-    let last = *fold.ids.last().expect("non-empty head");
-    let mut next = match vectors::next_turn(store, fold.sid, last)? {
+    let last = *head.ids.last().expect("non-empty head");
+    let mut next = match vectors::next_turn(store, head.sid, last)? {
         Some(id) => vectors::views(store, &[id])?,
         None => Vec::new(),
     };
     slot.vectors.fill(store, &mut tail)?;
-    slot.vectors.fill(store, &mut fold.views)?;
+    slot.vectors.fill(store, &mut head.views)?;
     slot.vectors.fill(store, &mut next)?;
-    let mut cut = fold.views.len();
-    for j in 0..fold.views.len() {
-        if j == 1 && fold.start.is_some() {
+    let mut cut = head.views.len();
+    for j in 0..head.views.len() {
+        if j == 1 && head.start.is_some() {
             // The head starts a new segment: its later turns are judged
             // against it alone, as live folds would be.
             tail.clear();
         }
         let mut before: Vec<TurnView> = tail.clone();
-        before.extend(fold.views[..j].iter().cloned());
-        let ahead = fold.views.get(j + 1).or(next.first());
-        let Some(score) = segment::score(&before, &fold.views[j], ahead, seg) else { continue };
+        before.extend(head.views[..j].iter().cloned());
+        let ahead = head.views.get(j + 1).or(next.first());
+        let Some(score) = segment::score(&before, &head.views[j], ahead, seg) else { continue };
         let boundary = segment::is_boundary(&score, seg);
         if opts.verbose {
             eprintln!(
                 "ragger: segmenter: session {} turn {}: score {:.3} (semantic {:.3}, lexical {:.3}, pause {:.3}, cue {:.2}, ahead {}) -> {}",
-                fold.sid,
-                fold.views[j].id,
+                head.sid,
+                head.views[j].id,
                 score.total,
                 score.semantic,
                 score.lexical,
@@ -135,18 +135,18 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
             continue;
         }
         if j == 0 {
-            if fold.start.is_none() {
-                fold.start = Some((StartReason::TopicShift, Some(score.total)));
+            if head.start.is_none() {
+                head.start = Some((StartReason::TopicShift, Some(score.total)));
             }
         } else {
             cut = j;
             break;
         }
     }
-    if cut < fold.ids.len() {
-        let released = fold.ids.split_off(cut);
-        fold.turns.truncate(cut);
-        fold.views.truncate(cut);
+    if cut < head.ids.len() {
+        let released = head.ids.split_off(cut);
+        head.turns.truncate(cut);
+        head.views.truncate(cut);
         queue::release(store, Table::Turns, &released, &opts.owner)?;
     }
     Ok(())
