@@ -30,7 +30,7 @@ pub const FAILED_L2: &str = "l2_state = 'failed'";
 /// An L3 whose project fold used its last attempt.
 pub const FAILED_L4: &str = "l4_state = 'failed'";
 /// A claim that `:owner` may take at `:now`: unowned, its own, or expired.
-const FREE: &str = "(lease_owner IS NULL OR lease_owner = :owner OR lease_expires < :now)";
+pub const FREE: &str = "(lease_owner IS NULL OR lease_owner = :owner OR lease_expires < :now)";
 /// Rows of session `?1`, or of every session when `?1` is NULL.
 const OF_SESSION: &str = "(?1 IS NULL OR session_id = ?1)";
 

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
+use super::queue::{FREE, PENDING_L4, RUNNING_L3};
 use super::{now_ms, Store};
 
 /// Where a running summary lives: a session's (L3) or a project's (L4).
@@ -36,7 +37,7 @@ pub fn running(store: &Store, key: &FoldKey) -> Result<Option<Running>> {
     };
     let found = match key {
         FoldKey::Session(sid) => store.conn.query_row(
-            "SELECT id, content, tokens, version, key_terms FROM summaries WHERE level = 3 AND session_id = ?1 AND status = 'running'",
+            &format!("SELECT id, content, tokens, version, key_terms FROM summaries WHERE {RUNNING_L3}"),
             [sid],
             read,
         ),
@@ -82,14 +83,14 @@ pub struct L4Item {
 /// The first completed L3 (of `session`, if given) waiting for its L4
 /// fold and free to claim, passing over the rows in `skip`.
 pub fn next_l4_item(store: &Store, session: Option<i64>, owner: &str, skip: &HashSet<i64>) -> Result<Option<L4Item>> {
-    let mut stmt = store.conn.prepare_cached(
+    let mut stmt = store.conn.prepare_cached(&format!(
         "SELECT id, project, content, model, attempts, key_terms FROM summaries
-         WHERE l4_state = 'pending' AND (?1 IS NULL OR session_id = ?1)
-           AND (lease_owner IS NULL OR lease_owner = ?2 OR lease_expires < ?3)
-         ORDER BY id LIMIT ?4",
-    )?;
+         WHERE {PENDING_L4} AND (:session IS NULL OR session_id = :session) AND {FREE}
+         ORDER BY id LIMIT :want"
+    ))?;
     let want = 1 + skip.len() as i64;
-    let rows = stmt.query_map(params![session, owner, now_ms(), want], |r| {
+    let args = rusqlite::named_params! { ":session": session, ":owner": owner, ":now": now_ms(), ":want": want };
+    let rows = stmt.query_map(args, |r| {
         Ok(L4Item {
             id: r.get(0)?,
             project: r.get(1)?,
