@@ -1,7 +1,6 @@
 //! ragger: the memory of LLM conversations in one SQLite file.
 
 pub mod capture;
-pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod config;

@@ -7,7 +7,7 @@ use crate::exit::Exit;
 
 pub fn run(ctx: &Ctx) -> Result<Exit> {
     let store = ctx.open_existing_store()?;
-    let violations = crate::check::check(&store.conn)?;
+    let violations = crate::store::check::check(&store)?;
     if ctx.json() {
         print_json(&serde_json::json!({"ok": violations.is_empty(), "violations": violations}))?;
     } else {

@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         match ctx.open_store() {
             Ok(store) => {
                 let v = crate::store::status::schema_version(&store)?;
-                let violations = crate::check::check(&store.conn)?;
+                let violations = crate::store::check::check(&store)?;
                 checks.push(Check {
                     name: "database",
                     ok: violations.is_empty(),

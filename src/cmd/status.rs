@@ -8,7 +8,7 @@ use crate::exit::Exit;
 pub fn run(ctx: &Ctx) -> Result<Exit> {
     let store = ctx.open_existing_store()?;
     let model = crate::embed::index::model_id_for(&ctx.embed_options());
-    let unembedded = crate::store::status::unembedded(&store, model.as_deref())?;
+    let unembedded = crate::store::embeddings::unembedded(&store, model.as_deref())?;
     let s = crate::status::status(&store, unembedded)?;
     if ctx.json() {
         return print_json(&s).map(|_| Exit::Ok);

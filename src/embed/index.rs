@@ -17,8 +17,6 @@ pub use super::model_id_for;
 /// Rows read per query; they are embedded and written batch by batch.
 const PAGE_BATCHES: usize = 8;
 
-pub use crate::store::embeddings::count_unembedded;
-
 /// Embed every row lacking a vector (or with a vector of an older summary
 /// version); vectors of another model are left for `reembed`. Loads the
 /// embedder through `slot` only if there is such a row. Returns the number

@@ -18,7 +18,7 @@ use crate::store::{queue, Store};
 pub fn planned(store: &Store, session: Option<i64>, vectors: bool) -> Result<u64> {
     let c = queue::counts(store, session)?;
     let n = c.pending_l2 * (2 + vectors as i64) + c.foldable + c.pending_l4;
-    let embed = if vectors { crate::store::status::unembedded(store, None)? } else { 0 };
+    let embed = if vectors { crate::store::embeddings::unembedded(store, None)? } else { 0 };
     Ok((n + embed) as u64)
 }
 

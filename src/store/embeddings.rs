@@ -79,7 +79,7 @@ impl Kind {
 ///
 /// Takes a connection: the pass's progress bar asks it on a second,
 /// read-only connection while the pass holds the store.
-pub fn count_unembedded(conn: &Connection, model_id: Option<&str>) -> rusqlite::Result<i64> {
+fn count_unembedded(conn: &Connection, model_id: Option<&str>) -> rusqlite::Result<i64> {
     let mut total = 0;
     for kind in Kind::ALL {
         let sql = format!("SELECT count(*) {}", kind.missing_sql());

@@ -1,7 +1,7 @@
 //! What `sessions`, `projects`, `show` and the pass's `-v` lines read.
 
 use anyhow::Result;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 
 use super::{fmt_time, Store};
 use crate::inspect::{ProjectRow, SessionFilter, SessionRow, SessionView, SummaryView, TurnView};
@@ -144,11 +144,11 @@ pub fn show(store: &Store, external_id: &str) -> Result<Option<SessionView>> {
 /// What a pass item was about, for `-v` lines: `session S, turn N`,
 /// `session S`, `project P, L3 N` (ids shown with control characters
 /// made visible).
-pub fn item_label(conn: &Connection, subject: crate::pipeline::progress::Subject) -> String {
+pub fn item_label(store: &Store, subject: crate::pipeline::progress::Subject) -> String {
     use crate::display::line;
     use crate::pipeline::progress::Subject;
     let q = |sql: &str, id: i64| -> Option<String> {
-        conn.query_row(sql, [id], |r| r.get::<_, Option<String>>(0)).optional().ok().flatten().flatten()
+        store.conn.query_row(sql, [id], |r| r.get::<_, Option<String>>(0)).optional().ok().flatten().flatten()
     };
     match subject {
         Subject::Turn(id) => {

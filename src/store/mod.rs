@@ -1,6 +1,7 @@
 //! The one shared SQLite file: opening it (pragmas, permissions,
 //! migrations) and the small helpers every command uses.
 
+pub mod check;
 pub mod context;
 pub mod embeddings;
 pub mod export;
@@ -33,7 +34,7 @@ use crate::paths::create_private_dir;
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub struct Store {
-    pub conn: Connection,
+    conn: Connection,
     pub path: PathBuf,
 }
 

@@ -50,7 +50,7 @@ pub fn close_if_idle(store: &mut Store, id: i64, before: i64) -> Result<bool> {
     let running: Option<i64> =
         tx.query_row(&format!("SELECT id FROM summaries WHERE {RUNNING_L3}"), [id], |r| r.get(0)).optional()?;
     if let Some(l3) = running {
-        crate::pipeline::fold::complete_l3(&tx, l3, now)?;
+        super::summaries::complete_l3(&tx, l3, now)?;
     }
     tx.execute("UPDATE sessions SET closed_at = ?2 WHERE id = ?1", params![id, now])?;
     tx.commit()?;

@@ -48,11 +48,6 @@ pub fn schema_version(store: &Store) -> Result<i64> {
     count(store, "PRAGMA user_version")
 }
 
-/// Rows waiting for a vector (see `embed::index::count_unembedded`).
-pub fn unembedded(store: &Store, model_id: Option<&str>) -> Result<i64> {
-    Ok(crate::embed::index::count_unembedded(&store.conn, model_id)?)
-}
-
 /// A turn waiting for its L2, with the size of its texts.
 pub struct PendingTurn {
     pub turn: i64,

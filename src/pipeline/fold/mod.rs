@@ -29,7 +29,6 @@ use super::{grounding, Level, ModelSlot, PassOptions, Report, Step};
 use crate::llm::{MemoryModel, ModelError};
 use crate::store::fold::{self as store_fold, Change, FoldCommit};
 /// Closing an idle session completes its running L3 (`housekeeping`).
-pub use crate::store::summaries::complete_l3;
 use crate::store::summaries::{FoldKey, Running};
 use crate::store::Store;
 pub use decide::{decide, Decision, FoldInput};

@@ -56,7 +56,7 @@ impl Shown {
             }
         }
         if self.log_items {
-            let what = self.names.as_ref().map(|r| crate::inspect::item_label(&r.conn, e.subject)).unwrap_or_default();
+            let what = self.names.as_ref().map(|r| crate::inspect::item_label(r, e.subject)).unwrap_or_default();
             eprintln!("ragger: {:?} {what}: {} ({} ms)", e.level, e.outcome, e.ms);
         }
     }
@@ -95,7 +95,7 @@ pub fn embed_pending(env: &PassEnv, store: &mut Store, bar: Option<&ProgressBar>
     let filled = match bar {
         // The pass's bar already counts these vectors.
         Some(b) => {
-            b.set_length(b.position() + crate::store::status::unembedded(store, None).unwrap_or(0) as u64);
+            b.set_length(b.position() + crate::store::embeddings::unembedded(store, None).unwrap_or(0) as u64);
             crate::embed::index::fill_on(store, &env.embed, &mut lazy, Some(b))
         }
         None => crate::embed::index::fill(store, &env.embed, &mut lazy, env.progress),

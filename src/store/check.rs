@@ -1,9 +1,10 @@
-//! `ragger check`: the invariants of design.md, verified with SQL. Each
+//! `ragger check`: the invariants of design.md, verified with SQL of its
+//! own (the independent auditor: it does not reuse the queue's queries). Each
 //! check is one query that returns offending rows; a healthy database
 //! returns none.
 
+use super::Store;
 use anyhow::Result;
-use rusqlite::Connection;
 use serde::Serialize;
 
 #[derive(Debug, Serialize, PartialEq, Eq)]
@@ -156,7 +157,8 @@ const CHECKS: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn check(conn: &Connection) -> Result<Vec<Violation>> {
+pub fn check(store: &Store) -> Result<Vec<Violation>> {
+    let conn = &store.conn;
     let mut out = Vec::new();
     for (name, sql) in CHECKS {
         let mut stmt = conn.prepare(sql)?;
@@ -206,7 +208,7 @@ mod tests {
     fn an_unfolded_turn_before_a_folded_one_in_both_orders_is_a_violation() {
         let store = two_overlapping_sessions();
         let skipped = |store: &crate::store::Store| -> Vec<String> {
-            check(&store.conn)
+            check(&store)
                 .unwrap()
                 .into_iter()
                 .filter(|v| v.check == "turn skipped by the fold")
@@ -233,20 +235,20 @@ mod tests {
     #[test]
     fn l3_rows_folded_into_the_project_summary_out_of_id_order_are_no_violation() {
         let store = two_overlapping_sessions();
-        assert_eq!(check(&store.conn).unwrap(), vec![]);
+        assert_eq!(check(&store).unwrap(), vec![]);
     }
 
     #[test]
     fn an_l3_in_another_projects_summary_or_a_range_it_is_not_in_is_a_violation() {
         let store = two_overlapping_sessions();
         store.conn.execute_batch("UPDATE summaries SET project = 'q' WHERE id = 1").unwrap();
-        let names: Vec<&str> = check(&store.conn).unwrap().iter().map(|v| v.check).collect();
+        let names: Vec<&str> = check(&store).unwrap().iter().map(|v| v.check).collect();
         assert!(names.contains(&"L3 folded into a foreign L4"), "{names:?}");
         store
             .conn
             .execute_batch("UPDATE summaries SET project = 'p', l4_id = NULL, l4_state = 'pending' WHERE id = 1")
             .unwrap();
-        let names: Vec<&str> = check(&store.conn).unwrap().iter().map(|v| v.check).collect();
+        let names: Vec<&str> = check(&store).unwrap().iter().map(|v| v.check).collect();
         assert!(names.contains(&"L4 range names rows it does not hold"), "{names:?}");
     }
 }
