@@ -135,8 +135,7 @@ const LINKS: &[&str] = &["that", "how", "whether", "why", "what", "if"];
 /// as its lowercased words, and the byte where the rest starts.
 fn lead_in(sentence: &str) -> Option<(String, usize)> {
     let spans = super::loops::word_spans(sentence);
-    for k in 2..spans.len().min(6) {
-        let r = spans[k].clone();
+    for r in spans.iter().take(6).skip(2).cloned() {
         let colon = sentence[r.end..].starts_with(':');
         if !colon && !LINKS.contains(&sentence[r.clone()].to_lowercase().as_str()) {
             continue;
