@@ -155,6 +155,10 @@ def occurs(term, source_lower):
 
 
 def loops(text, n=4, times=3):
+    """A run of n words said `times` times or more. The grounding check rejects
+    a model reply, and the extractive fold never writes one, by this same rule
+    (src/pipeline/grounding/loops.rs: LOOP_GRAM, LOOP_TIMES; a unit test there
+    reads this definition): change both together."""
     words = re.findall(r"\w+", text.lower())
     grams = collections.Counter(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
     return any(c >= times for c in grams.values())

@@ -1,0 +1,382 @@
+//! Summaries written without the model, from their sources' own words:
+//! an L2 from its turn, a fold from the running summary and the new items.
+
+use std::collections::HashSet;
+
+use super::loops::{loop_words, LoopGuard};
+use super::{content_words, is_stop_word, stem, terms, words};
+
+/// An L2 written without the model: the user's request and the assistant's
+/// sentence that answers it best, each cut to a sentence's length.
+pub fn extractive_turn(user: &str, assistant: &str) -> String {
+    let ask = first_sentence(user);
+    let asked: HashSet<String> = words(user).iter().map(|w| stem(w)).collect();
+    let answer = sentences(assistant)
+        .into_iter()
+        .enumerate()
+        .max_by(|(i, a), (j, b)| {
+            let score = |s: &str| words(s).iter().filter(|w| !is_stop_word(w) && asked.contains(&stem(w))).count();
+            score(a).cmp(&score(b)).then(j.cmp(i))
+        })
+        .map(|(_, s)| s);
+    let clip = |s: &str| clip(s.trim(), 240);
+    match (ask.is_empty(), answer) {
+        (false, Some(a)) => format!("{ASKED}{}{ANSWERED}{}", clip(&ask), clip(a)),
+        (false, None) => format!("The user said: {}", clip(&ask)),
+        (true, Some(a)) => format!("The assistant said: {}", clip(a)),
+        (true, None) => String::new(),
+    }
+}
+
+fn first_sentence(text: &str) -> String {
+    sentences(text).into_iter().next().unwrap_or_default().to_string()
+}
+
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let end = matches!(c, '.' | '!' | '?') && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()) || c == '\n';
+        if end {
+            let s = text[start..=i].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = i + c.len_utf8();
+        }
+    }
+    let rest = text[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// An extractive turn summary without its labels.
+fn compact(item: &str) -> String {
+    let Some(rest) = item.strip_prefix(ASKED) else {
+        return item.to_string();
+    };
+    match rest.split_once(ANSWERED) {
+        Some((ask, answer)) => format!("{} — {}", ask.trim(), answer.trim()),
+        None => rest.trim().to_string(),
+    }
+}
+
+const ASKED: &str = "The user asked: ";
+const ANSWERED: &str = " The assistant answered: ";
+
+/// At most `max` characters of a text, cut at a word and marked with "…"
+/// (no word is added).
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let keep: String = text.chars().take(max.saturating_sub(1)).collect();
+    let cut = match keep.rfind(char::is_whitespace) {
+        Some(i) if i > 0 => &keep[..i],
+        _ => &keep,
+    };
+    format!("{}…", cut.trim_end())
+}
+
+/// A fold written without the model, from the running summary's and the
+/// new items' own sentences, in order, within `max_chars`, never looping
+/// (see `loops`). Extractive turn summaries are joined in a compact form
+/// ("request — answer"), so their scaffolding is not repeated turn after
+/// turn. Sentences that share a lead-in ("Caroline told Melanie that",
+/// "The user asked how") become one sentence, the lead-in said once and
+/// the rests joined with "; "; a sentence whose words and terms another
+/// already has is left out; over the budget, the pieces that carry the
+/// fewest terms found nowhere else go first, from the middle out; the last
+/// guard drops any word that would complete a loop. Every word comes from
+/// the sources, and only repeats or the budget lose a name or identifier.
+pub fn extractive_fold(running: Option<&str>, items: &[&str], max_chars: usize) -> String {
+    let compacted: Vec<String> = items.iter().map(|s| compact(s.trim())).collect();
+    let all: Vec<&str> = running.into_iter().chain(compacted.iter().map(String::as_str)).flat_map(sentences).collect();
+    let mut units = merge_lead_ins(&all);
+    fit(&mut units, max_chars);
+    let mut guard = LoopGuard::default();
+    let mut out = Vec::new();
+    for unit in &units {
+        let mut kept = Vec::new();
+        for (i, part) in unit.parts.iter().enumerate() {
+            let piece = match &unit.lead {
+                Some(lead) if i == 0 => format!("{lead} {}", part.text),
+                _ => part.text.clone(),
+            };
+            kept.extend(guard.admit(&piece).map(|p| p.trim().to_string()));
+        }
+        if !kept.is_empty() {
+            out.push(render(unit.lead.is_some(), &kept));
+        }
+    }
+    out.join(" ")
+}
+
+/// One sentence of a fold: an optional lead-in and the pieces said after it.
+struct Unit {
+    key: Option<String>,
+    lead: Option<String>,
+    parts: Vec<Part>,
+}
+
+struct Part {
+    text: String,
+    /// The position of its sentence among all the sources' sentences.
+    order: usize,
+}
+
+/// Words that end a lead-in: "Caroline told Melanie that", "The user asked how".
+const LINKS: &[&str] = &["that", "how", "whether", "why", "what", "if"];
+
+/// A sentence's lead-in (three to six words, up to a link word or a colon)
+/// as its lowercased words, and the byte where the rest starts.
+fn lead_in(sentence: &str) -> Option<(String, usize)> {
+    let spans = super::loops::word_spans(sentence);
+    for r in spans.iter().take(6).skip(2).cloned() {
+        let colon = sentence[r.end..].starts_with(':');
+        if !colon && !LINKS.contains(&sentence[r.clone()].to_lowercase().as_str()) {
+            continue;
+        }
+        let end = if colon { r.end + 1 } else { r.end };
+        if loop_words(&sentence[end..]).is_empty() {
+            return None;
+        }
+        return Some((loop_words(&sentence[..r.end]).join(" "), end));
+    }
+    None
+}
+
+/// The sentences as units: one per lead-in (the first sentence's place,
+/// the later rests appended) and one per other sentence, without the
+/// pieces that repeat a kept one.
+fn merge_lead_ins(sentences: &[&str]) -> Vec<Unit> {
+    let mut units: Vec<Unit> = Vec::new();
+    let mut kept: Vec<(HashSet<String>, String)> = Vec::new();
+    for (order, s) in sentences.iter().enumerate() {
+        let (key, lead, rest) = match lead_in(s) {
+            Some((key, end)) => (Some(key), Some(s[..end].trim()), s[end..].trim()),
+            None => (None, None, s.trim()),
+        };
+        let pieces: Vec<&str> = match key {
+            Some(_) => rest.split("; ").map(str::trim).filter(|p| !p.is_empty()).collect(),
+            None => vec![rest],
+        };
+        for piece in pieces {
+            let mine = key_words(piece);
+            let lower = piece.to_lowercase();
+            let piece_terms: Vec<String> = terms(piece).iter().map(|t| t.to_lowercase()).collect();
+            let repeat = kept
+                .iter()
+                .any(|(theirs, text)| mine.is_subset(theirs) && piece_terms.iter().all(|t| text.contains(t.as_str())));
+            if repeat {
+                continue;
+            }
+            kept.push((mine, lower));
+            let part = Part { text: piece.to_string(), order };
+            match units.iter_mut().find(|u| key.is_some() && u.key == key) {
+                Some(unit) => unit.parts.push(part),
+                None => units.push(Unit { key: key.clone(), lead: lead.map(str::to_string), parts: vec![part] }),
+            }
+        }
+    }
+    units
+}
+
+/// The words a piece says something with: content words and numbers.
+fn key_words(text: &str) -> HashSet<String> {
+    let numbers = words(text).into_iter().filter(|w| w.chars().any(|c| c.is_ascii_digit()));
+    content_words(text).into_iter().chain(numbers).collect()
+}
+
+/// A unit as text: a lead-in's pieces joined with "; ", ending a sentence.
+fn render(lead: bool, pieces: &[String]) -> String {
+    if !lead {
+        return pieces.join(" ");
+    }
+    let joined = pieces.iter().map(|p| p.trim_end_matches('.')).collect::<Vec<_>>().join("; ");
+    if joined.ends_with(['.', '!', '?', '…']) {
+        joined
+    } else {
+        format!("{joined}.")
+    }
+}
+
+fn rendered_len(units: &[Unit]) -> usize {
+    let lens: Vec<usize> = units
+        .iter()
+        .filter(|u| u.parts.iter().any(|p| !p.text.is_empty()))
+        .map(|u| {
+            let pieces: Vec<String> = u.parts.iter().filter(|p| !p.text.is_empty()).map(|p| p.text.clone()).collect();
+            let first = u.lead.as_ref().map_or(0, |l| l.chars().count() + 1);
+            first + render(u.lead.is_some(), &pieces).chars().count()
+        })
+        .collect();
+    lens.iter().sum::<usize>() + lens.len().saturating_sub(1)
+}
+
+/// Leaves out pieces until the units fit `max_chars`: first those whose
+/// terms (names, numbers, identifiers) all occur in other pieces, then
+/// those with the fewest such terms; among equals, the middle first (the
+/// start of a segment and its latest turns are kept longest).
+fn fit(units: &mut Vec<Unit>, max_chars: usize) {
+    if rendered_len(units) <= max_chars {
+        return;
+    }
+    let texts: Vec<(usize, usize, String)> = units
+        .iter()
+        .enumerate()
+        .flat_map(|(u, unit)| unit.parts.iter().enumerate().map(move |(p, part)| (u, p, part.text.to_lowercase())))
+        .collect();
+    let last = units.iter().flat_map(|u| u.parts.iter().map(|p| p.order)).max().unwrap_or(0);
+    let mut order: Vec<(usize, usize, usize, usize)> = texts
+        .iter()
+        .map(|(u, p, text)| {
+            let unique = terms(text)
+                .iter()
+                .filter(|t| !texts.iter().any(|(u2, p2, other)| (u2, p2) != (u, p) && other.contains(t.as_str())))
+                .count();
+            let part_order = units[*u].parts[*p].order;
+            (unique, (2 * part_order).abs_diff(last), *u, *p)
+        })
+        .collect();
+    order.sort();
+    let mut left = texts.len();
+    for (_, _, u, p) in order {
+        if left <= 1 || rendered_len(units) <= max_chars {
+            break;
+        }
+        units[u].parts[p].text.clear();
+        left -= 1;
+    }
+    for unit in units.iter_mut() {
+        unit.parts.retain(|p| !p.text.is_empty());
+    }
+    units.retain(|u| !u.parts.is_empty());
+    // One piece left and still too long: its beginning.
+    let over = rendered_len(units).saturating_sub(max_chars);
+    if over > 0 {
+        if let Some(part) = units.last_mut().and_then(|u| u.parts.last_mut()) {
+            let n = part.text.chars().count();
+            part.text = clip(&part.text, n.saturating_sub(over));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::loops::repeated_run;
+    use super::*;
+
+    /// Every word of `text` occurs in `sources` (the loop rule's words).
+    fn only_source_words(text: &str, sources: &[&str]) {
+        let have: HashSet<String> = sources.iter().flat_map(|s| loop_words(s)).collect();
+        for w in loop_words(text) {
+            assert!(have.contains(&w), "{w:?} is not in the sources: {text}");
+        }
+    }
+
+    const TOLD: [&str; 6] = [
+        "Caroline told Melanie that she went to an LGBTQ support group on 7 May.",
+        "Melanie told Caroline that she painted a lake sunrise last year.",
+        "Caroline told Melanie that she is researching adoption agencies.",
+        "Melanie told Caroline that she ran a charity race for mental health.",
+        "Caroline told Melanie that she wants to work in counseling.",
+        "Caroline told Melanie that she has known her friends for 4 years.",
+    ];
+
+    #[test]
+    fn a_shared_lead_in_is_said_once_and_the_rests_are_kept() {
+        let fold = extractive_fold(None, &TOLD, 3000);
+        assert_eq!(fold.matches("Caroline told Melanie that").count(), 1, "{fold}");
+        assert!(fold.starts_with(
+            "Caroline told Melanie that she went to an LGBTQ support group on 7 May; she is researching adoption agencies; \
+             she wants to work in counseling; she has known her friends for 4 years."
+        ), "{fold}");
+        assert!(
+            fold.contains("Melanie told Caroline that she painted a lake sunrise last year; she ran a charity race"),
+            "{fold}"
+        );
+        assert_eq!(repeated_run(&fold), None, "{fold}");
+        only_source_words(&fold, &TOLD);
+    }
+
+    #[test]
+    fn folding_again_merges_into_the_running_summary_without_looping() {
+        let mut running: Option<String> = None;
+        let items = [
+            "The user asked how to back up /srv; the assistant suggested restic backup /srv to a USB disk.",
+            "The user asked how to prune snapshots; the assistant suggested restic forget --keep-daily 7.",
+            "The user asked how to run it unattended; the assistant suggested --password-file in the crontab.",
+            "The user asked how to test a restore; the assistant suggested restic check and a restore into /tmp.",
+            "The user asked how to prune snapshots; the assistant suggested restic forget --keep-daily 7.",
+        ];
+        for item in items {
+            let fold = extractive_fold(running.as_deref(), &[item], 3000);
+            assert_eq!(repeated_run(&fold), None, "{fold}");
+            running = Some(fold);
+        }
+        let fold = running.unwrap();
+        assert_eq!(fold.matches("The user asked how").count(), 1, "{fold}");
+        for term in ["/srv", "USB", "--keep-daily 7", "--password-file", "/tmp"] {
+            assert!(fold.contains(term), "{term} lost: {fold}");
+        }
+        assert_eq!(fold.matches("--keep-daily").count(), 1, "the repeated item is said once: {fold}");
+        only_source_words(&fold, &items);
+    }
+
+    #[test]
+    fn a_repeated_or_contained_sentence_is_left_out_but_not_a_new_number() {
+        let items = [
+            "Caroline: I went to a support group yesterday.",
+            "Caroline: I went to a support group yesterday.",
+            "Caroline: A support group, yesterday!",
+            "Caroline: I went to a support group on 20 May.",
+        ];
+        let fold = extractive_fold(None, &items, 3000);
+        assert_eq!(
+            fold,
+            "Caroline: I went to a support group yesterday. Caroline: I went to a support group on 20 May."
+        );
+    }
+
+    #[test]
+    fn repeated_phrases_inside_sentences_never_loop() {
+        let items: Vec<String> = ["a dog on a couch", "a lake at sunrise", "a cake", "a pottery bowl"]
+            .iter()
+            .map(|c| format!("Melanie: Look at this! [shares a photo: a photo of {c}]"))
+            .collect();
+        let refs: Vec<&str> = items.iter().map(String::as_str).collect();
+        let fold = extractive_fold(None, &refs, 3000);
+        assert_eq!(repeated_run(&fold), None, "{fold}");
+        for c in ["couch", "sunrise", "cake", "pottery"] {
+            assert!(fold.contains(c), "{c} lost: {fold}");
+        }
+        only_source_words(&fold, &refs);
+    }
+
+    #[test]
+    fn over_the_budget_the_pieces_without_their_own_terms_go_first() {
+        let items = [
+            "The backup of /srv runs nightly with restic.",
+            "That sounds good to me.",
+            "Great, thanks a lot for that.",
+            "It really works well now.",
+            "The restore test uses /tmp and diff -r.",
+        ];
+        let fold = extractive_fold(None, &items, 100);
+        assert!(fold.chars().count() <= 100, "{} chars: {fold}", fold.chars().count());
+        assert_eq!(fold, "The backup of /srv runs nightly with restic. The restore test uses /tmp and diff -r.");
+        let long = "word ".repeat(100);
+        let fold = extractive_fold(None, &[long.as_str()], 50);
+        assert!(fold.chars().count() <= 50 && fold.ends_with('…'), "{fold}");
+    }
+
+    #[test]
+    fn extractive_turn_cuts_at_a_word_without_a_count() {
+        let s = extractive_turn(&format!("Why {} now?", "really ".repeat(60)), "Because.");
+        assert!(!s.contains("omitted") && s.contains("really…"), "{s}");
+    }
+}

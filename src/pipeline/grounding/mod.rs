@@ -1,0 +1,226 @@
+//! The grounding check: every model reply is checked against the words it
+//! summarises before it is stored, and the extractive summaries written
+//! when a model keeps failing it. Deterministic, cheap, no model.
+//!
+//! A reply is bad when it
+//! - names a number, identifier (path, flag, URL, snake_case, CamelCase,
+//!   ALL-CAPS, `code`, "quoted text") or name (a capitalised word inside a
+//!   sentence) that its sources do not contain;
+//! - loops (a run of words repeated: the definition in [`loops`], shared
+//!   with the memory benchmark), or repeats a sentence;
+//! - echoes the instructions of the prompt, or copies a worked example;
+//! - shares too few content words with its sources (it is about something
+//!   else).
+
+use std::collections::HashSet;
+
+mod extractive;
+mod loops;
+mod terms;
+#[cfg(test)]
+mod tests;
+
+pub use extractive::{extractive_fold, extractive_turn};
+use loops::{copied, looping};
+pub use loops::{LOOP_GRAM, LOOP_TIMES};
+use terms::supported;
+pub use terms::{key_terms, terms};
+
+/// Content words of a reply that must come from the sources, at least
+/// (stemmed; a faithful paraphrase of a turn keeps most of its words).
+const MIN_OVERLAP: f32 = 0.7;
+
+/// Phrases of the prompts that never belong in a summary.
+const INSTRUCTION_ECHOES: &[&str] = &[
+    "third person",
+    "in your own words",
+    "running summary:",
+    "new turns:",
+    "new session summaries:",
+    "reply with",
+    "no_merge",
+    "one-sentence",
+    "3 to 5 sentences",
+    "keep every name",
+    "user: ",
+    "assistant: ",
+];
+
+/// Words every summary uses that say nothing about the topic.
+const META_WORDS: &[&str] = &[
+    "user",
+    "users",
+    "assistant",
+    "asked",
+    "asks",
+    "ask",
+    "explained",
+    "explains",
+    "suggested",
+    "suggests",
+    "recommended",
+    "answered",
+    "answer",
+    "replied",
+    "said",
+    "says",
+    "discussed",
+    "conversation",
+    "session",
+    "question",
+    "questions",
+    "wanted",
+    "wants",
+    "mentioned",
+    "told",
+    "noted",
+    "described",
+    "talked",
+    "about",
+    "also",
+    "then",
+    "they",
+    "them",
+    "their",
+    "summary",
+    "turn",
+    "turns",
+    "told",
+    "helped",
+    "help",
+    "provided",
+    "gave",
+    "shared",
+    "agreed",
+    "advised",
+    "confirmed",
+    "continued",
+    "went",
+    "discuss",
+    "using",
+    "used",
+    "use",
+];
+
+#[rustfmt::skip]
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "for", "with", "by",
+    "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these",
+    "those", "i", "you", "he", "she", "we", "they", "me", "my", "your", "our", "their", "his", "her", "them",
+    "us", "do", "does", "did", "done", "have", "has", "had", "not", "no", "yes", "can", "could", "would",
+    "should", "will", "shall", "may", "might", "must", "just", "also", "very", "really", "what", "which", "who",
+    "whom", "whose", "when", "where", "why", "how", "there", "here", "about", "into", "over", "under", "up",
+    "down", "out", "than", "too", "more", "most", "some", "any", "all", "each", "other", "such", "only", "own",
+    "same", "few", "much", "many", "well", "oh", "ok", "okay", "like", "get", "got", "go", "going", "know",
+    "think", "want", "need", "make", "sure", "thanks", "thank", "hi", "hello", "please", "im", "dont", "it's",
+    "that's", "i'm", "don't", "can't", "let", "one", "way", "new", "use",
+];
+
+/// Lowercase words (letters, digits and `_'-` inside).
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() || ((c == '_' || c == '\'' || c == '-') && !cur.is_empty()) {
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur).trim_end_matches(['\'', '-', '_']).to_string());
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur.trim_end_matches(['\'', '-', '_']).to_string());
+    }
+    out
+}
+
+pub fn is_stop_word(w: &str) -> bool {
+    STOP_WORDS.contains(&w)
+}
+
+/// Why a reply is bad, or `None` when it may be stored.
+pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String> {
+    let source_text = sources.join("\n");
+    let source_lower = source_text.to_lowercase();
+    let source_words: HashSet<String> = words(&source_text).into_iter().collect();
+    let reply_lower = reply.to_lowercase();
+    for echo in INSTRUCTION_ECHOES {
+        if reply_lower.contains(echo) && !source_lower.contains(echo) {
+            return Some(format!("the reply echoes the prompt ({echo:?})"));
+        }
+    }
+    if let Some(run) = looping(reply) {
+        return Some(format!("the reply loops ({run:?} repeated)"));
+    }
+    let invented: Vec<String> =
+        terms(reply).into_iter().filter(|t| !supported(t, &source_lower, &source_words)).collect();
+    if !invented.is_empty() {
+        return Some(format!("the reply names what its sources do not: {}", invented.join(", ")));
+    }
+    let reply_words = words(reply);
+    for example in examples {
+        if let Some(gram) = copied(&reply_words, &words(example), &source_words) {
+            return Some(format!("the reply copies a worked example ({gram:?})"));
+        }
+    }
+    let content = content_words(reply);
+    if content.is_empty() && !unspaced(reply) && !content_words(&source_text).is_empty() {
+        return Some("the reply says nothing about its sources".into());
+    }
+    // Word overlap means nothing for scripts written without spaces (a
+    // Chinese clause is one "word"): there only the terms are checked.
+    if !content.is_empty() && !unspaced(reply) {
+        let stems: HashSet<String> = source_words.iter().map(|w| stem(w)).collect();
+        let shared = content.iter().filter(|w| stems.contains(&stem(w))).count();
+        let share = shared as f32 / content.len() as f32;
+        if share < MIN_OVERLAP {
+            return Some(format!("the reply shares too little with its sources ({:.0}% of its words)", share * 100.0));
+        }
+    }
+    None
+}
+
+/// [`check`] for a fold's reply, which must also keep something of each of
+/// its parts: the running summary and the new items (a merge that drops
+/// either lost memory).
+pub fn check_merge(reply: &str, running: &str, items: &[&str], examples: &[&str]) -> Option<String> {
+    let mut sources = vec![running];
+    sources.extend_from_slice(items);
+    if let Some(why) = check(reply, &sources, examples) {
+        return Some(why);
+    }
+    let reply_stems: HashSet<String> = content_words(reply).iter().map(|w| stem(w)).collect();
+    for (what, part) in [("running summary", running.to_string()), ("new material", items.join(" "))] {
+        let stems: HashSet<String> = content_words(&part).iter().map(|w| stem(w)).collect();
+        let kept = stems.iter().filter(|s| reply_stems.contains(*s)).count();
+        // At least a quarter of each part's words (two for a short one).
+        let need = (stems.len() / 4).max(2).min(stems.len());
+        if kept < need {
+            return Some(format!("the reply drops the {what}"));
+        }
+    }
+    None
+}
+
+/// Whether most letters of a text belong to scripts written without
+/// spaces between words (Chinese, Japanese, Thai…).
+fn unspaced(text: &str) -> bool {
+    let (mut letters, mut unspaced) = (0usize, 0usize);
+    for c in text.chars().filter(|c| c.is_alphabetic()) {
+        letters += 1;
+        if matches!(c as u32, 0x0E00..=0x0EFF | 0x3040..=0x30FF | 0x3400..=0x9FFF | 0xF900..=0xFAFF) {
+            unspaced += 1;
+        }
+    }
+    unspaced * 3 > letters
+}
+
+fn content_words(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| w.chars().count() > 2 && !is_stop_word(w) && !META_WORDS.contains(&w.as_str()))
+        .collect()
+}
+
+fn stem(w: &str) -> String {
+    w.chars().take(5).collect()
+}

@@ -1,0 +1,169 @@
+//! The checkable terms of a text (numbers, identifiers, names), whether
+//! sources support them, and the key terms of a segment.
+
+use std::collections::HashSet;
+
+use super::{is_stop_word, words, META_WORDS};
+
+/// A term is supported when the sources contain it as a word, or (for
+/// terms with punctuation: paths, flags, numbers with units) as text.
+pub(super) fn supported(term: &str, source_lower: &str, source_words: &HashSet<String>) -> bool {
+    let t = term.to_lowercase();
+    if source_words.contains(&t) {
+        return true;
+    }
+    if t.chars().any(|c| !c.is_alphanumeric()) && source_lower.contains(&t) {
+        return true;
+    }
+    // A number is supported by the same digits: "70" by "70%", "1,000" by "1000".
+    if t.chars().any(|c| c.is_ascii_digit()) {
+        let digits: String = t.chars().filter(|c| c.is_ascii_digit() || *c == '.').collect();
+        let digits = digits.trim_matches('.');
+        return !digits.is_empty() && source_numbers(source_lower).contains(digits);
+    }
+    false
+}
+
+fn source_numbers(text: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() || (c == '.' && !cur.is_empty()) {
+            cur.push(c);
+        } else if c == ',' && !cur.is_empty() {
+            // thousands separator: keep going
+        } else if !cur.is_empty() {
+            out.insert(std::mem::take(&mut cur).trim_matches('.').to_string());
+        }
+    }
+    if !cur.is_empty() {
+        out.insert(cur.trim_matches('.').to_string());
+    }
+    out
+}
+
+/// The checkable terms of a text: numbers, identifiers and names. Names
+/// are capitalised words that do not start a sentence.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |t: &str| {
+        let t = t.trim_matches(|c: char| ",.;:!?()[]{}<>\"'`«»“”‘’。，、；：！？（）".contains(c));
+        if !t.is_empty() && !out.iter().any(|o| o.eq_ignore_ascii_case(t)) {
+            out.push(t.to_string());
+        }
+    };
+    for quoted in between(text, '`').into_iter().chain(between(text, '"')) {
+        if quoted.chars().count() <= 60 && !quoted.trim().is_empty() {
+            push(quoted.trim());
+        }
+    }
+    let mut sentence_start = true;
+    for raw in text.split_whitespace() {
+        let token = raw.trim_matches(|c: char| ",;:!?()[]{}<>\"'`«»“”‘’。，、；：！？（）".contains(c));
+        let bare = token.trim_end_matches('.');
+        let name = !sentence_start && is_name(bare);
+        if is_identifier(bare) || bare.chars().any(|c| c.is_ascii_digit()) || name {
+            push(bare);
+        }
+        sentence_start = raw.ends_with(['.', '!', '?', ':']) || raw.ends_with(".\"");
+    }
+    out
+}
+
+fn between(text: &str, quote: char) -> Vec<&str> {
+    let pairs = text.matches(quote).count() / 2;
+    text.split(quote).skip(1).step_by(2).take(pairs).collect()
+}
+
+/// Paths, flags, URLs, snake_case, CamelCase, dotted names, ALL-CAPS.
+fn is_identifier(t: &str) -> bool {
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    if t.chars().count() < 2 {
+        return false;
+    }
+    t.contains("://")
+        || (t.starts_with('/') && letters > 0)
+        || t.starts_with("--")
+        || (t.starts_with('-') && t.len() == 2 && letters == 1)
+        || (t.contains('_') && letters > 0)
+        || (t.contains('/') && letters > 0 && !t.contains(' '))
+        || (t.contains('.') && t.split('.').all(|p| !p.is_empty()) && letters > 0 && !t.ends_with('.'))
+        || is_camel(t)
+        || (letters >= 2 && t.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()))
+}
+
+fn is_camel(t: &str) -> bool {
+    let chars: Vec<char> = t.chars().collect();
+    chars.iter().all(|c| c.is_alphanumeric())
+        && chars.windows(2).skip(1).any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+}
+
+/// A capitalised word (not "I", not a word every summary starts with).
+fn is_name(t: &str) -> bool {
+    let mut chars = t.chars();
+    let Some(first) = chars.next() else { return false };
+    if !first.is_uppercase() || t.chars().count() < 2 || !t.chars().all(|c| c.is_alphabetic() || c == '\'' || c == '-')
+    {
+        return false;
+    }
+    let lower = t.to_lowercase();
+    !(is_stop_word(&lower) || META_WORDS.contains(&lower.as_str()))
+}
+
+/// The identifiers and names of a segment's turns, in order of first
+/// appearance, at most `max`: what keyword search must find even when the
+/// prose dropped it.
+pub fn key_terms<'a>(texts: impl IntoIterator<Item = &'a str>, max: usize) -> Vec<String> {
+    let texts: Vec<&str> = texts.into_iter().collect();
+    let mut out: Vec<String> = Vec::new();
+    let push = |t: String, out: &mut Vec<String>| {
+        if out.len() < max && t.chars().count() <= 80 && !out.iter().any(|o| o.eq_ignore_ascii_case(&t)) {
+            out.push(t);
+        }
+    };
+    // The words the turns keep coming back to (a tool's name in lower
+    // case, the dish, the library): content words said three times or more.
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for w in texts.iter().flat_map(|t| words(t)) {
+        if w.chars().count() < 4 || is_stop_word(&w) || META_WORDS.contains(&w.as_str()) {
+            continue;
+        }
+        match counts.iter_mut().find(|(c, _)| *c == w) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((w, 1)),
+        }
+    }
+    for (w, _) in counts.into_iter().filter(|(_, n)| *n >= 3).take(8) {
+        push(w, &mut out);
+    }
+    for text in &texts {
+        for t in terms(text).into_iter().chain(measures(text)) {
+            // A bare small number says nothing on its own ("7", "20").
+            let bare_number = t.chars().all(|c| c.is_ascii_digit()) && t.len() < 3;
+            if !bare_number {
+                push(t, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Numbers with their unit ("250 C", "4-6 hours", "700 g").
+fn measures(text: &str) -> Vec<String> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::new();
+    for w in toks.windows(2) {
+        let n = w[0].trim_matches(|c: char| "(,;:".contains(c));
+        let unit = w[1].trim_end_matches(|c: char| ",.;:)".contains(c));
+        if n.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && n.chars().all(|c| c.is_ascii_digit() || ".-,%".contains(c))
+            && !unit.is_empty()
+            && unit.chars().count() <= 8
+            && unit.chars().all(|c| c.is_alphabetic() || c == '°')
+            && !is_stop_word(&unit.to_lowercase())
+        {
+            out.push(format!("{n} {unit}"));
+        }
+    }
+    out
+}
