@@ -72,6 +72,7 @@ impl PassOptions {
             segment: segment::Settings {
                 mode: summaries.segmenter,
                 threshold: summaries.segment_threshold,
+                relative: summaries.segment_relative,
                 lexical_weight: summaries.lexical_weight,
                 pause_weight: summaries.pause_weight,
                 pause_ms: 20 * 60_000,

@@ -4,6 +4,7 @@
 pub mod imports;
 pub mod privacy;
 pub mod schema;
+pub mod turn_window;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
