@@ -146,9 +146,13 @@ pub struct Summaries {
     pub max_tokens: u32,
     /// Which signals split a session into topic segments.
     pub segmenter: crate::pipeline::segment::Mode,
-    /// Segmenter score above which a new segment starts.
+    /// The floor a segmenter score must reach to start a new segment.
     #[serde(serialize_with = "as_typed")]
     pub segment_threshold: f32,
+    /// The share of the highest segmenter score among the gaps around
+    /// that a score must also reach.
+    #[serde(serialize_with = "as_typed")]
+    pub segment_relative: f32,
     /// Weight of lexical novelty (shared words) beside semantic novelty.
     #[serde(serialize_with = "as_typed")]
     pub lexical_weight: f32,
@@ -172,8 +176,9 @@ impl Default for Summaries {
             temperature: 0.2,
             max_tokens: 500,
             segmenter: crate::pipeline::segment::Mode::Auto,
-            segment_threshold: 0.9,
-            lexical_weight: 0.3,
+            segment_threshold: 0.3,
+            segment_relative: 0.55,
+            lexical_weight: 0.5,
             pause_weight: 0.15,
             cue_weight: 0.3,
         }
@@ -465,6 +470,7 @@ fn check(c: &Config, origins: &Origins) -> Result<()> {
     range!("summaries", "max_summary_tokens", s.max_summary_tokens, 1, 1 << 20);
     range!("summaries", "min_episodes", s.min_episodes, 1, 100_000);
     range!("summaries", "segment_threshold", s.segment_threshold, 0.0, 10.0);
+    range!("summaries", "segment_relative", s.segment_relative, 0.0, 1.0);
     range!("summaries", "lexical_weight", s.lexical_weight, 0.0, 10.0);
     range!("summaries", "pause_weight", s.pause_weight, 0.0, 10.0);
     range!("summaries", "cue_weight", s.cue_weight, 0.0, 10.0);

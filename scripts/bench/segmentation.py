@@ -244,29 +244,32 @@ def main():
                 bl.die(PROG, f"variant {label!r}: ragger refuses the config: {((p.stderr or p.stdout).strip().splitlines() or ['?'])[-1]}", 2)
             configs.append(path)
 
-        tasks = [(vi, name, item) for vi in range(len(variants)) for name, items in sets.items() for item in items]
-        scores = {(vi, name): Score() for vi in range(len(variants)) for name in sets}
+        tasks = [(vi, name, (k, item)) for vi in range(len(variants)) for name, items in sets.items() for k, item in enumerate(items)]
+        # Beside the whole set, its even- and odd-numbered dialogues: the two
+        # halves of a 2-fold cross-validation (tune on one, report the other).
+        scores = {(vi, name, h): Score() for vi in range(len(variants)) for name in sets for h in (None, 0, 1)}
         lock = threading.Lock()
         done = [0]
         t_start = time.time()
         errors = []
 
         def work_one(task):
-            vi, name, item = task
+            vi, name, (k, item) = task
             try:
                 hyp, reasons, unfolded = run_dialogue(a.bin, configs[vi], item, work)
             except Exception as e:  # noqa: BLE001 - report and go on
                 with lock:
-                    scores[(vi, name)].failed += 1
+                    scores[(vi, name, None)].failed += 1
                     errors.append(str(e))
                     if len(errors) <= 3:
                         bl.say(PROG, f"{name}/{item['id']}: {e}")
                 return
             with lock:
-                s = scores[(vi, name)]
+                s = scores[(vi, name, None)]
                 s.add(len(item["turns"]), item["bounds"], hyp)
                 s.reasons.update(reasons)
                 s.failed += 1 if unfolded else 0
+                scores[(vi, name, k % 2)].add(len(item["turns"]), item["bounds"], hyp)
                 done[0] += 1
                 if done[0] % 50 == 0:
                     bl.say(PROG, f"{done[0]}/{len(tasks)} dialogues, {time.time() - t_start:.0f} s")
@@ -280,23 +283,25 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     # --- report ---------------------------------------------------------------
-    header = ["set", "variant", "dialogues", "turns", "F1", "P", "R", "Pk", "WD"]
+    header = ["set", "variant", "dialogues", "turns", "F1", "P", "R", "Pk", "WD", "F1 even · odd", "Pk even · odd"]
     rows = []
     for name, items in sets.items():
         for label, ref_hyp in (("baseline: no boundary", lambda it: []), ("baseline: every turn", lambda it: list(range(1, len(it["turns"]))))):
             s = Score()
             for it in items:
                 s.add(len(it["turns"]), it["bounds"], ref_hyp(it))
-            rows.append([name, label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row())])
+            rows.append([name, label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row()), "", ""])
         for vi, (label, _) in enumerate(variants):
-            s = scores[(vi, name)]
-            rows.append([name, f"**{label}**" if len(variants) == 1 else label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row())])
+            s = scores[(vi, name, None)]
+            halves = [scores[(vi, name, h)].row() for h in (0, 1)]
+            cv = [" · ".join(f"{r[i]:.3f}" for r in halves) for i in (0, 3)]
+            rows.append([name, f"**{label}**" if len(variants) == 1 else label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row()), *cv])
     table = bl.md_table(header, rows)
     print(table)
     notes = []
     for vi, (label, _) in enumerate(variants):
         for name in sets:
-            s = scores[(vi, name)]
+            s = scores[(vi, name, None)]
             if s.failed:
                 notes.append(f"- {name}, {label}: {s.failed} dialogue(s) failed or left turns unfolded")
             if s.reasons and set(s.reasons) != {"n/a"}:
@@ -327,6 +332,8 @@ and TIAGE validation splits, development data) and `joined`: {n_joined} sessions
 conversations of 4 turns each, drawn from those sets (seed {a.seed}), boundaries at the joins only.
 F1, P, R: boundaries at the exact turn, summed over the set. Pk and WindowDiff (lower is better):
 window k = half the dialogue's mean true segment length, errors summed over all windows of the set.
+"even · odd": the same on the set's even- and odd-numbered dialogues, the two halves of the 2-fold
+cross-validation by which the segmenter's defaults were chosen (chosen on one half, held out on the other).
 
 {table}
 """

@@ -57,6 +57,7 @@ impl PassOptions {
             segment: segment::Settings {
                 mode: s.segmenter,
                 threshold: s.segment_threshold,
+                relative: s.segment_relative,
                 lexical_weight: s.lexical_weight,
                 pause_weight: s.pause_weight,
                 pause_ms,

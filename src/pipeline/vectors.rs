@@ -103,4 +103,4 @@ pub fn views(store: &Store, ids: &[i64]) -> Result<Vec<TurnView>> {
     Ok(out)
 }
 
-pub use crate::store::turn_views::{has_segment, next_turn, segment_tail};
+pub use crate::store::turn_views::{after, before, has_segment};

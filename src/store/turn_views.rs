@@ -1,8 +1,9 @@
-//! The turns around a fold as the segmenter reads them: their texts, the
-//! tail of the running segment, and the next turn (look-ahead).
+//! The turns around a fold as the segmenter reads them: their texts and
+//! a session's neighbours of a turn in capture order, folded or not (the
+//! later ones are the look-ahead).
 
 use anyhow::Result;
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 
 use super::Store;
 
@@ -12,27 +13,28 @@ pub fn texts(store: &Store, turn: i64) -> Result<(i64, String, String)> {
     Ok(stmt.query_row([turn], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?)
 }
 
-/// The last `n` turns folded into summary `l3` (oldest first).
-pub fn segment_tail(store: &Store, l3: i64, n: usize) -> Result<Vec<i64>> {
-    let mut stmt =
-        store.conn.prepare_cached("SELECT id FROM turns WHERE l3_id = ?1 ORDER BY fold_seq DESC LIMIT ?2")?;
-    let mut ids: Vec<i64> = stmt.query_map(params![l3, n as i64], |r| r.get(0))?.collect::<Result<_, _>>()?;
+/// Up to `n` turns of `session` just before turn `turn` (oldest first).
+pub fn before(store: &Store, session: i64, turn: i64, n: usize) -> Result<Vec<i64>> {
+    let mut stmt = store.conn.prepare_cached(
+        "SELECT t.id FROM turns t, turns a WHERE a.id = ?2 AND t.session_id = ?1
+           AND (t.at < a.at OR (t.at = a.at AND t.id < a.id))
+         ORDER BY t.at DESC, t.id DESC LIMIT ?3",
+    )?;
+    let mut ids: Vec<i64> =
+        stmt.query_map(params![session, turn, n as i64], |r| r.get(0))?.collect::<Result<_, _>>()?;
     ids.reverse();
     Ok(ids)
 }
 
-/// The session's next captured turn after `after` in fold order, folded or
-/// not (look-ahead: its L2 need not exist).
-pub fn next_turn(store: &Store, session: i64, after: i64) -> Result<Option<i64>> {
-    Ok(store
-        .conn
-        .prepare_cached(
-            "SELECT t.id FROM turns t, turns a WHERE a.id = ?2 AND t.session_id = ?1 AND t.l3_id IS NULL
-               AND (t.at > a.at OR (t.at = a.at AND t.id > a.id))
-             ORDER BY t.at, t.id LIMIT 1",
-        )?
-        .query_row(params![session, after], |r| r.get(0))
-        .optional()?)
+/// Up to `n` turns of `session` just after turn `turn` (oldest first).
+pub fn after(store: &Store, session: i64, turn: i64, n: usize) -> Result<Vec<i64>> {
+    let mut stmt = store.conn.prepare_cached(
+        "SELECT t.id FROM turns t, turns a WHERE a.id = ?2 AND t.session_id = ?1
+           AND (t.at > a.at OR (t.at = a.at AND t.id > a.id))
+         ORDER BY t.at, t.id LIMIT ?3",
+    )?;
+    let ids = stmt.query_map(params![session, turn, n as i64], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok(ids)
 }
 
 /// Whether the session already has an L3 segment (a new one after it

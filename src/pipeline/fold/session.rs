@@ -92,42 +92,37 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
     if !seg.uses_signals() || !slot.vectors.enabled() {
         return Ok(());
     }
-    let tail_ids = match &head.run {
-        Some(r) => vectors::segment_tail(store, r.id, segment::TAIL)?,
-        None => Vec::new(),
-    };
-    let mut tail = vectors::views(store, &tail_ids)?;
+    // The gaps are judged on the session's turns around the head, with the
+    // later ones where they are captured (see segment::score).
+    let first = head.ids[0];
     let last = *head.ids.last().expect("non-empty head");
-    let mut next = match vectors::next_turn(store, head.sid, last)? {
-        Some(id) => vectors::views(store, &[id])?,
-        None => Vec::new(),
-    };
-    slot.vectors.fill(store, &mut tail)?;
+    let mut before = vectors::views(store, &vectors::before(store, head.sid, first, segment::CONTEXT)?)?;
+    let mut after = vectors::views(store, &vectors::after(store, head.sid, last, segment::CONTEXT)?)?;
+    slot.vectors.fill(store, &mut before)?;
     slot.vectors.fill(store, &mut head.views)?;
-    slot.vectors.fill(store, &mut next)?;
+    slot.vectors.fill(store, &mut after)?;
+    let offset = before.len();
+    let mut around = before;
+    around.extend(head.views.iter().cloned());
+    around.extend(after);
+    let Some(judged) = segment::judge(&around, seg) else { return Ok(()) };
     let mut cut = head.views.len();
     for j in 0..head.views.len() {
-        if j == 1 && head.start.is_some() {
-            // The head starts a new segment: its later turns are judged
-            // against it alone, as live folds would be.
-            tail.clear();
-        }
-        let mut before: Vec<TurnView> = tail.clone();
-        before.extend(head.views[..j].iter().cloned());
-        let ahead = head.views.get(j + 1).or(next.first());
-        let Some(score) = segment::score(&before, &head.views[j], ahead, seg) else { continue };
-        let boundary = segment::is_boundary(&score, seg);
+        let Some(score) = judged[offset + j] else { continue };
+        let boundary = score.is_boundary();
         if opts.verbose {
             eprintln!(
-                "ragger: segmenter: session {} turn {}: score {:.3} (semantic {:.3}, lexical {:.3}, pause {:.3}, cue {:.2}, ahead {}) -> {}",
+                "ragger: segmenter: session {} turn {}: score {:.3} (depth {:.3}, similarity {:.3}, lexical {:.3}, pause {:.3}, cue {:.2}, content words {}) bar {:.3} -> {}",
                 head.sid,
                 head.views[j].id,
                 score.total,
-                score.semantic,
+                score.depth,
+                score.similarity,
                 score.lexical,
                 score.pause,
                 score.cue,
-                score.ahead.map_or("-".to_string(), |a| format!("{a:.3}")),
+                if score.content { "yes" } else { "no" },
+                score.bar,
                 if boundary { "new segment" } else { "continues" }
             );
         }
