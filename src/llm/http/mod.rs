@@ -23,6 +23,8 @@ pub use openai::OpenAi;
 pub use transport::{tls_with_ca, MAX_BODY_BYTES};
 
 use super::{MemoryModel, ModelError, Reply, Request};
+// `0.2f32` as `0.2` in request bodies, not `0.20000000298023224`.
+use crate::display::plain_f64;
 use transport::Client;
 
 /// How to reach an HTTP model server.
@@ -207,11 +209,6 @@ fn model_list<'a>(url: &str, listing: &'a Value, field: &str) -> Result<&'a Vec<
 
 fn messages_json(req: &Request) -> Value {
     req.messages.iter().map(|m| json!({ "role": m.role, "content": m.content })).collect()
-}
-
-/// `0.2f32` as `0.2`, not `0.20000000298023224`, so request bodies read well.
-fn plain_f64(x: f32) -> f64 {
-    crate::display::plain_f64(x)
 }
 
 fn count(v: Option<&Value>) -> Option<u32> {
