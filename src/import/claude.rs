@@ -9,41 +9,36 @@
 //! text is kept, tool calls and results become one short line each,
 //! thinking is dropped.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
-use super::{short, Carry, Draft, Line, Parser};
+use super::{short, Carry, Draft, Line, ParseState, Parser};
 
 /// Characters of a tool call's argument or a tool result kept in its line.
 const TOOL_LINE: usize = 120;
 
 pub struct ClaudeParser {
-    carry: Carry,
+    state: ParseState,
     fallback_session: Option<String>,
-    current: Option<Draft>,
-    done: Vec<Draft>,
-    skipped: BTreeMap<String, u64>,
 }
 
 impl ClaudeParser {
     pub fn new(carry: Carry, fallback_session: Option<String>) -> ClaudeParser {
-        ClaudeParser { carry, fallback_session, current: None, done: vec![], skipped: BTreeMap::new() }
+        ClaudeParser { state: ParseState::new(carry), fallback_session }
     }
 
     fn skip(&mut self, what: &str) {
-        *self.skipped.entry(what.to_string()).or_default() += 1;
+        self.state.skip(what);
     }
 
     fn start_turn(&mut self, rec: &Value, prompt: String, line: &Line<'_>) {
-        if let Some(t) = self.current.take() {
-            self.done.push(t);
+        if let Some(t) = self.state.current.take() {
+            self.state.done.push(t);
         }
         if let Some(s) = rec.get("sessionId").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-            self.carry.session = Some(s.to_string());
+            self.state.carry.session = Some(s.to_string());
         }
         if let Some(c) = rec.get("cwd").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-            self.carry.cwd = Some(c.to_string());
+            self.state.carry.cwd = Some(c.to_string());
         }
         let at = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
         let key = rec
@@ -52,10 +47,10 @@ impl ClaudeParser {
             .map(str::to_string)
             .or_else(|| at.clone().map(|t| format!("at:{t}")))
             .unwrap_or_else(|| format!("line:{}", line.no));
-        self.current = Some(Draft {
-            session: self.carry.session.clone().or_else(|| self.fallback_session.clone()).unwrap_or_default(),
+        self.state.current = Some(Draft {
+            session: self.state.carry.session.clone().or_else(|| self.fallback_session.clone()).unwrap_or_default(),
             project: None,
-            cwd: self.carry.cwd.clone(),
+            cwd: self.state.carry.cwd.clone(),
             key,
             at,
             user: prompt,
@@ -143,7 +138,7 @@ impl Parser for ClaudeParser {
                 }
                 // An interruption belongs to the turn it interrupted.
                 if t.starts_with("[Request interrupted by user") {
-                    if let Some(turn) = self.current.as_mut() {
+                    if let Some(turn) = self.state.current.as_mut() {
                         turn.push_assistant("[interrupted by the user]");
                     }
                     return Ok(());
@@ -151,7 +146,7 @@ impl Parser for ClaudeParser {
                 self.start_turn(&rec, prompt, line);
                 return Ok(());
             }
-            let Some(turn) = self.current.as_mut() else {
+            let Some(turn) = self.state.current.as_mut() else {
                 self.skip("tool result without prompt");
                 return Ok(());
             };
@@ -163,7 +158,7 @@ impl Parser for ClaudeParser {
             return Ok(());
         }
         // assistant
-        let Some(turn) = self.current.as_mut() else {
+        let Some(turn) = self.state.current.as_mut() else {
             self.skip("assistant without prompt");
             return Ok(());
         };
@@ -195,34 +190,19 @@ impl Parser for ClaudeParser {
         Ok(())
     }
 
-    fn take_done(&mut self) -> Vec<Draft> {
-        std::mem::take(&mut self.done)
-    }
-    fn open_turn(&mut self) -> Option<Draft> {
-        self.current.take()
-    }
-    fn carry(&self) -> Carry {
-        self.carry.clone()
-    }
-    fn skipped(&mut self) -> &mut BTreeMap<String, u64> {
-        &mut self.skipped
+    fn state(&mut self) -> &mut ParseState {
+        &mut self.state
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     fn run(lines: &[&str]) -> (Vec<Draft>, BTreeMap<String, u64>) {
-        let mut p = ClaudeParser::new(Carry::default(), None);
-        let mut off = 0;
-        for (i, l) in lines.iter().enumerate() {
-            p.feed(&Line { no: i as u64 + 1, offset: off, bytes: l.as_bytes() }).unwrap();
-            off += l.len() as u64 + 1;
-        }
-        let mut out = p.take_done();
-        out.extend(p.open_turn());
-        (out, p.skipped.clone())
+        crate::import::parse_all(&mut ClaudeParser::new(Carry::default(), None), lines)
     }
 
     #[test]

@@ -14,25 +14,20 @@
 //! id `ragger hook codex` gets from `notify`, so both doors agree — else the
 //! prompt's timestamp.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 use super::claude::tool_argument;
-use super::{short, Carry, Draft, Line, Parser};
+use super::{short, Carry, Draft, Line, ParseState, Parser};
 
 const TOOL_LINE: usize = 120;
 
 pub struct CodexParser {
-    carry: Carry,
+    state: ParseState,
     fallback_session: Option<String>,
-    current: Option<Draft>,
     /// The current turn already has its turn id.
     current_has_id: bool,
     /// A turn id seen before its prompt: (id, offset, line).
     pending_id: Option<(String, u64, u64)>,
-    done: Vec<Draft>,
-    skipped: BTreeMap<String, u64>,
 }
 
 /// User messages Codex writes itself: instructions and environment context.
@@ -61,19 +56,11 @@ fn content_text(content: &Value) -> String {
 
 impl CodexParser {
     pub fn new(carry: Carry, fallback_session: Option<String>) -> CodexParser {
-        CodexParser {
-            carry,
-            fallback_session,
-            current: None,
-            current_has_id: false,
-            pending_id: None,
-            done: vec![],
-            skipped: BTreeMap::new(),
-        }
+        CodexParser { state: ParseState::new(carry), fallback_session, current_has_id: false, pending_id: None }
     }
 
     fn skip(&mut self, what: &str) {
-        *self.skipped.entry(what.to_string()).or_default() += 1;
+        self.state.skip(what);
     }
 
     fn prompt(&mut self, text: String, at: Option<String>, line: &Line<'_>) {
@@ -81,23 +68,23 @@ impl CodexParser {
             return;
         }
         // The same prompt as a response item and as an event: one turn.
-        if let Some(t) = &self.current {
+        if let Some(t) = &self.state.current {
             if t.assistant.is_empty() && t.user.trim() == text.trim() {
                 return;
             }
         }
-        if let Some(t) = self.current.take() {
-            self.done.push(t);
+        if let Some(t) = self.state.current.take() {
+            self.state.done.push(t);
         }
         let (key, start, start_line, has_id) = match self.pending_id.take() {
             Some((id, off, no)) => (id, off, no, true),
             None => (format!("at:{}", at.clone().unwrap_or_else(|| line.no.to_string())), line.offset, line.no, false),
         };
         self.current_has_id = has_id;
-        self.current = Some(Draft {
-            session: self.carry.session.clone().or_else(|| self.fallback_session.clone()).unwrap_or_default(),
+        self.state.current = Some(Draft {
+            session: self.state.carry.session.clone().or_else(|| self.fallback_session.clone()).unwrap_or_default(),
             project: None,
-            cwd: self.carry.cwd.clone(),
+            cwd: self.state.carry.cwd.clone(),
             key,
             at,
             user: text,
@@ -109,7 +96,7 @@ impl CodexParser {
     }
 
     fn turn_id(&mut self, id: String, line: &Line<'_>) {
-        match self.current.as_mut() {
+        match self.state.current.as_mut() {
             // A turn context written after its prompt names that turn.
             Some(t) if !self.current_has_id && t.assistant.is_empty() => {
                 t.key = id;
@@ -120,7 +107,7 @@ impl CodexParser {
     }
 
     fn assistant(&mut self, text: &str, words: bool) -> bool {
-        match self.current.as_mut() {
+        match self.state.current.as_mut() {
             Some(t) => {
                 t.has_text |= words && !text.trim().is_empty();
                 t.push_assistant(text);
@@ -142,15 +129,15 @@ impl Parser for CodexParser {
         match kind.as_str() {
             "session_meta" => {
                 if let Some(id) = payload.get("id").or_else(|| payload.get("session_id")).and_then(Value::as_str) {
-                    self.carry.session = Some(id.to_string());
+                    self.state.carry.session = Some(id.to_string());
                 }
                 if let Some(cwd) = payload.get("cwd").and_then(Value::as_str) {
-                    self.carry.cwd = Some(cwd.to_string());
+                    self.state.carry.cwd = Some(cwd.to_string());
                 }
             }
             "turn_context" => {
                 if let Some(cwd) = payload.get("cwd").and_then(Value::as_str) {
-                    self.carry.cwd = Some(cwd.to_string());
+                    self.state.carry.cwd = Some(cwd.to_string());
                 }
                 if let Some(id) = payload.get("turn_id").and_then(Value::as_str) {
                     self.turn_id(id.to_string(), line);
@@ -220,34 +207,19 @@ impl Parser for CodexParser {
         Ok(())
     }
 
-    fn take_done(&mut self) -> Vec<Draft> {
-        std::mem::take(&mut self.done)
-    }
-    fn open_turn(&mut self) -> Option<Draft> {
-        self.current.take()
-    }
-    fn carry(&self) -> Carry {
-        self.carry.clone()
-    }
-    fn skipped(&mut self) -> &mut BTreeMap<String, u64> {
-        &mut self.skipped
+    fn state(&mut self) -> &mut ParseState {
+        &mut self.state
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     fn run(lines: &[&str]) -> (Vec<Draft>, BTreeMap<String, u64>) {
-        let mut p = CodexParser::new(Carry::default(), None);
-        let mut off = 0;
-        for (i, l) in lines.iter().enumerate() {
-            p.feed(&Line { no: i as u64 + 1, offset: off, bytes: l.as_bytes() }).unwrap();
-            off += l.len() as u64 + 1;
-        }
-        let mut out = p.take_done();
-        out.extend(p.open_turn());
-        (out, p.skipped.clone())
+        crate::import::parse_all(&mut CodexParser::new(Carry::default(), None), lines)
     }
 
     #[test]

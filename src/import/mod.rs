@@ -85,15 +85,59 @@ pub struct Line<'a> {
 }
 
 /// A transcript parser: fed line by line, collects finished turns.
+/// What every transcript parser keeps between lines: the carry, the turn
+/// still open, the finished turns and the counts of lines passed over.
+#[derive(Default)]
+pub struct ParseState {
+    pub carry: Carry,
+    pub current: Option<Draft>,
+    pub done: Vec<Draft>,
+    pub skipped: BTreeMap<String, u64>,
+}
+
+impl ParseState {
+    pub fn new(carry: Carry) -> ParseState {
+        ParseState { carry, ..ParseState::default() }
+    }
+    /// Count a line passed over, by what it was.
+    pub fn skip(&mut self, what: &str) {
+        *self.skipped.entry(what.to_string()).or_default() += 1;
+    }
+}
+
 pub trait Parser {
     /// Feed one non-blank line. `Err` is a malformed line (the reason).
     fn feed(&mut self, line: &Line<'_>) -> Result<(), String>;
+    fn state(&mut self) -> &mut ParseState;
     /// Finished turns so far (taken).
-    fn take_done(&mut self) -> Vec<Draft>;
+    fn take_done(&mut self) -> Vec<Draft> {
+        std::mem::take(&mut self.state().done)
+    }
     /// The turn still open at the end of the input, if any.
-    fn open_turn(&mut self) -> Option<Draft>;
-    fn carry(&self) -> Carry;
-    fn skipped(&mut self) -> &mut BTreeMap<String, u64>;
+    fn open_turn(&mut self) -> Option<Draft> {
+        self.state().current.take()
+    }
+    fn carry(&mut self) -> Carry {
+        self.state().carry.clone()
+    }
+    fn skipped(&mut self) -> &mut BTreeMap<String, u64> {
+        &mut self.state().skipped
+    }
+}
+
+/// Feed `lines` to a parser as one file (line numbers and offsets as a
+/// reader would give them); the turns found, the open one last, and the
+/// counts of lines passed over.
+#[cfg(test)]
+pub fn parse_all(p: &mut dyn Parser, lines: &[&str]) -> (Vec<Draft>, BTreeMap<String, u64>) {
+    let mut off = 0;
+    for (i, l) in lines.iter().enumerate() {
+        p.feed(&Line { no: i as u64 + 1, offset: off, bytes: l.as_bytes() }).unwrap();
+        off += l.len() as u64 + 1;
+    }
+    let mut out = p.take_done();
+    out.extend(p.open_turn());
+    (out, p.skipped().clone())
 }
 
 pub fn parser(format: Format, carry: Carry, fallback_session: Option<String>) -> Box<dyn Parser> {
@@ -203,8 +247,7 @@ pub fn project_of(cwd: &str) -> Option<String> {
 /// ragger's own format: each line is one turn, as `capture --stdin` reads.
 #[derive(Default)]
 struct JsonlParser {
-    done: Vec<Draft>,
-    skipped: BTreeMap<String, u64>,
+    state: ParseState,
 }
 
 impl Parser for JsonlParser {
@@ -214,7 +257,7 @@ impl Parser for JsonlParser {
         // as `capture --stdin` does, so the same line read again, even from
         // another file or after a fix above it, is stored once.
         let key = t.id.clone().unwrap_or_default();
-        self.done.push(Draft {
+        self.state.done.push(Draft {
             session: t.session,
             project: t.project,
             cwd: None,
@@ -228,17 +271,8 @@ impl Parser for JsonlParser {
         });
         Ok(())
     }
-    fn take_done(&mut self) -> Vec<Draft> {
-        std::mem::take(&mut self.done)
-    }
-    fn open_turn(&mut self) -> Option<Draft> {
-        None
-    }
-    fn carry(&self) -> Carry {
-        Carry::default()
-    }
-    fn skipped(&mut self) -> &mut BTreeMap<String, u64> {
-        &mut self.skipped
+    fn state(&mut self) -> &mut ParseState {
+        &mut self.state
     }
 }
 

@@ -208,7 +208,7 @@ mod tests {
     fn an_unfolded_turn_before_a_folded_one_in_both_orders_is_a_violation() {
         let store = two_overlapping_sessions();
         let skipped = |store: &crate::store::Store| -> Vec<String> {
-            check(&store)
+            check(store)
                 .unwrap()
                 .into_iter()
                 .filter(|v| v.check == "turn skipped by the fold")
