@@ -512,8 +512,9 @@ mod tests {
         let shown = toml::to_string_pretty(&Config::default()).unwrap();
         for line in [
             "temperature = 0.2\n",
-            "segment_threshold = 0.9\n",
-            "lexical_weight = 0.3\n",
+            "segment_threshold = 0.3\n",
+            "segment_relative = 0.55\n",
+            "lexical_weight = 0.5\n",
             "pause_weight = 0.15\n",
             "cue_weight = 0.3\n",
         ] {
