@@ -22,8 +22,8 @@ fi
 
 scripts/fetch-models.sh -q
 
-cargo fmt --check
-cargo clippy --release --all-targets --locked -- -D warnings
+cargo fmt --all --check
+cargo clippy --release --workspace --all-targets --locked -- -D warnings
 # The database-fault tests that mount a tmpfs need root (CI runs as root);
 # elsewhere they are left out here, loudly, rather than failed or passed.
 skip=()
