@@ -9,16 +9,8 @@ use anyhow::Result;
 
 use crate::capture::TurnInput;
 use crate::store::export as rows;
+pub use crate::store::export::Filter;
 use crate::store::{fmt_time, Store};
-
-/// Which turns to export; the filters combine.
-#[derive(Debug, Default, Clone)]
-pub struct Filter {
-    pub session: Option<String>,
-    pub project: Option<String>,
-    /// Turns at or after this event time (ms).
-    pub since: Option<i64>,
-}
 
 /// Event time with milliseconds, so a round trip keeps it exactly.
 fn time_ms(ms: i64) -> String {

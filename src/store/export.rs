@@ -5,7 +5,6 @@ use anyhow::Result;
 use rusqlite::params;
 
 use super::Store;
-use crate::export::Filter;
 
 /// A session to export.
 pub struct Session {
@@ -78,4 +77,13 @@ pub fn segments(store: &Store, session: i64) -> Result<Vec<Segment>> {
         .query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
         .collect::<rusqlite::Result<_>>()?;
     Ok(rows)
+}
+
+/// Which turns to export; the filters combine.
+#[derive(Debug, Default, Clone)]
+pub struct Filter {
+    pub session: Option<String>,
+    pub project: Option<String>,
+    /// Turns at or after this event time (ms).
+    pub since: Option<i64>,
 }

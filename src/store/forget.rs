@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use rusqlite::params_from_iter;
 
 use super::{classify, fmt_time, Store};
-use crate::forget::{DoomedTurn, Report, Selector};
+use serde::Serialize;
 
 /// The selector as a `WHERE` condition on `turns t JOIN sessions s`, and
 /// its arguments.
@@ -56,7 +56,7 @@ pub fn select(store: &Store, sel: &Selector) -> Result<Vec<DoomedTurn>> {
                 session: r.get(1)?,
                 project: r.get(2)?,
                 at: fmt_time(r.get(3)?),
-                preview: crate::forget::preview(&text),
+                preview: preview(&text),
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -188,4 +188,59 @@ pub fn scrub(store: &Store) -> Result<()> {
         anyhow::bail!("another process is reading the database, so its WAL could not be emptied; run `ragger forget` again when it is idle");
     }
     Ok(())
+}
+
+/// Which turns to forget; the filters combine (all must hold).
+#[derive(Debug, Default, Clone)]
+pub struct Selector {
+    pub session: Option<String>,
+    pub project: Option<String>,
+    pub turn: Option<i64>,
+    /// Event time before this (ms).
+    pub before: Option<i64>,
+    /// Case-insensitive substring of the user text, the reply or the L2.
+    pub matching: Option<String>,
+}
+
+impl Selector {
+    pub fn is_empty(&self) -> bool {
+        self.session.is_none()
+            && self.project.is_none()
+            && self.turn.is_none()
+            && self.before.is_none()
+            && self.matching.is_none()
+    }
+}
+
+/// One turn that would go, for `--dry-run`.
+#[derive(Debug, Serialize, Clone)]
+pub struct DoomedTurn {
+    pub id: i64,
+    pub session: String,
+    pub project: Option<String>,
+    pub at: String,
+    /// The first words of the user text.
+    pub preview: String,
+}
+
+#[derive(Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Report {
+    pub turns: u64,
+    pub sessions_removed: u64,
+    pub summaries_removed: u64,
+    pub vectors_removed: u64,
+    /// Remaining turns put back into the fold queue.
+    pub turns_to_refold: u64,
+    /// Remaining session summaries put back into the project fold queue.
+    pub summaries_to_refold: u64,
+}
+
+/// The start of a turn's text on one line, for `--dry-run`.
+fn preview(text: &str) -> String {
+    let one: String = crate::display::one_line(text);
+    if one.chars().count() > 60 {
+        format!("{}…", one.chars().take(60).collect::<String>())
+    } else {
+        one
+    }
 }

@@ -5,7 +5,7 @@
 use anyhow::{Context, Result};
 
 use super::{classify, Store};
-use crate::retry::{FailedItem, RetryReport, Which};
+use serde::Serialize;
 
 /// Failed turn summaries and project folds, oldest first.
 pub fn failed(store: &Store) -> Result<Vec<FailedItem>> {
@@ -113,4 +113,38 @@ pub fn retry(store: &mut Store, which: Which<'_>) -> Result<RetryReport> {
     tx.execute_batch("DROP TABLE retry_turns; DROP TABLE retry_l3; DROP TABLE retry_l4; DROP TABLE retry_from;")?;
     tx.commit().map_err(classify).with_context(|| format!("database {}", path.display()))?;
     Ok(report)
+}
+
+/// One failed item as `ragger failed` shows it.
+#[derive(Debug, Serialize)]
+pub struct FailedItem {
+    /// What failed: `l2` (a turn summary; `id` is the turn id) or `l4`
+    /// (an L3 row's project fold; `id` is the summary id).
+    pub kind: &'static str,
+    pub id: i64,
+    pub session: Option<String>,
+    pub project: Option<String>,
+    /// Turn time (l2) or last update (l4), ms; RFC 3339 UTC in JSON.
+    #[serde(serialize_with = "crate::when::serialize_utc")]
+    pub at: i64,
+    pub attempts: i64,
+    /// The last reason the memory model's reply was refused.
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Default, Serialize, PartialEq)]
+pub struct RetryReport {
+    /// Failed items set back to pending.
+    pub reset: u64,
+    /// Turns put back in the fold queue so the retried ones fold in order.
+    pub turns_to_refold: u64,
+    /// L3 and L4 rows removed to be folded again.
+    pub summaries_removed: u64,
+}
+
+/// Which failed items to retry.
+pub enum Which<'a> {
+    All,
+    /// Turn ids (as `ragger failed` and `show --json` print them).
+    Turns(&'a [i64]),
 }

@@ -6,9 +6,9 @@
 
 use anyhow::Result;
 
-use super::super::queue::{FoldTurn, Gate};
 use super::super::segment::StartReason;
 use super::super::PassOptions;
+use crate::store::queue::{FoldTurn, Gate};
 use crate::store::summaries::Running;
 
 /// Turns folded in one call at most (a backlog, or the threshold policy);
