@@ -267,7 +267,8 @@ pub struct SearchArgs {
     /// Number of results
     #[arg(long, short = 'n', default_value_t = 10)]
     pub limit: usize,
-    /// Only this level (2 turn, 3 session, 4 project)
+    /// Only this level: 2 turn summaries (searched only when asked for), 3
+    /// session segments (and the turns they hold), 4 project summaries
     #[arg(long, value_parser = clap::value_parser!(u8).range(2..=4))]
     pub level: Option<u8>,
     /// Only this session

@@ -24,7 +24,8 @@ pub struct SearchParams {
     pub project: Option<String>,
     /// Only this session id.
     pub session: Option<String>,
-    /// Only this level: 2 turn, 3 session segment, 4 project.
+    /// Only this level: 2 turn summaries (searched only when asked for), 3
+    /// session segments, 4 project summaries.
     pub level: Option<u8>,
 }
 

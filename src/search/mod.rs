@@ -3,13 +3,20 @@
 //! exact cosine over the stored vectors of the current model find the
 //! candidates; each is scored on absolute scales, blended with the
 //! `[search]` weights: its cosine with the query, and the share of the
-//! query's words (stopwords aside) that its text holds ([`coverage`]).
+//! query's words (stopwords aside, compared by stem) that its text holds
+//! ([`coverage`]; a raw turn also holds the month and year it was said).
 //! A score thus means the same in every query (no per-query rescaling,
 //! which made the best of bad candidates look good), and
 //! `[search] min_score` tells "no match" from a weak hit. BM25 only breaks
 //! ties. A raw turn that matches is rolled up to the L3
 //! segment that holds it, shown as that hit's evidence, so an identifier a
 //! summary dropped still leads to its segment and session.
+//!
+//! Turn summaries (L2) are hits only when `--level 2` asks for them: an L2
+//! is a one-sentence view of a turn whose own words and vector are
+//! searched anyway, and as a second, vaguer copy of the same turn it
+//! pushed other sessions' turns out of the first results (measured:
+//! BENCHMARKS.md, "Memory quality").
 
 mod score;
 
@@ -22,7 +29,7 @@ use serde::Serialize;
 use crate::store::embeddings::{self, Kind};
 use crate::store::search::{self as rows, Content, Found};
 use crate::store::Store;
-use score::{coverage, dot_blob, query_terms};
+use score::{coverage, dot_blob, query_terms, stem, stems};
 
 pub use crate::store::search::Filters;
 
@@ -155,7 +162,7 @@ pub fn search(
     let words = query_terms(text);
     let mut ranked: Vec<(Key, f64, f64)> = Vec::with_capacity(cands.len());
     for (key, s) in &cands {
-        let kw = coverage(&words, &rows::text_of(store, key.0, key.1)?);
+        let kw = coverage(&words, &keyword_stems(store, *key)?);
         let score = if query.is_some() {
             weights.vector * s.vector.map_or(0.0, |c| c.clamp(0.0, 1.0)) + weights.keyword * kw
         } else {
@@ -201,6 +208,28 @@ pub fn search(
         }
     }
     Ok(out)
+}
+
+/// The stems a candidate's keyword score looks for the query's words in:
+/// its text, and for a raw turn also the month and year it was said in
+/// (local time), so "camping in June" finds the turn about camping that
+/// was captured in June.
+fn keyword_stems(store: &Store, key: Key) -> Result<std::collections::HashSet<String>> {
+    let (text, at) = rows::text_of(store, key.0, key.1)?;
+    let mut have = stems(&text);
+    if let (Kind::Turn, Some(at)) = (key.0, at) {
+        have.extend(date_words(at).iter().map(|w| stem(w)));
+    }
+    Ok(have)
+}
+
+/// The month (lower-cased English name) and year of a time in ms, local.
+fn date_words(at: i64) -> Vec<String> {
+    use chrono::TimeZone;
+    match chrono::Local.timestamp_millis_opt(at).single() {
+        Some(t) => vec![t.format("%B").to_string().to_lowercase(), t.format("%Y").to_string()],
+        None => Vec::new(),
+    }
 }
 
 fn evidence_of(store: &Store, turn: i64) -> Result<Option<Evidence>> {

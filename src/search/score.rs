@@ -1,12 +1,25 @@
 //! Scoring on absolute scales: the share of the query's words a text
 //! holds, and the cosine of unit vectors stored as bytes.
+//!
+//! Words are compared by their stems (Snowball English), so "hiking"
+//! finds "hikes" and "destress" finds "destressing", and the query's
+//! stopwords (NLTK's English list: "did", "her", "have" …) are left out:
+//! they are in nearly every text and say nothing about what it is about.
 
-/// Words too common to say what a query is about.
-const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "do", "does", "for", "from", "how", "i", "in", "is", "it",
-    "its", "me", "my", "of", "on", "or", "so", "that", "the", "this", "to", "was", "we", "what", "when", "where",
-    "which", "who", "why", "with", "you",
-];
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+fn stopwords() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| stop_words::get("en").iter().copied().collect())
+}
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
 
 /// Words of a text as the FTS5 `unicode61` tokenizer splits them: runs of
 /// letters and digits, lower-cased.
@@ -14,24 +27,38 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
 }
 
-/// The query's distinct words, stopwords aside.
+/// A lower-cased word's stem.
+pub fn stem(word: &str) -> String {
+    stemmer().stem(word).into_owned()
+}
+
+/// The query's distinct stems, stopwords aside.
 pub fn query_terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in words(text) {
-        if !STOPWORDS.contains(&w.as_str()) && !out.contains(&w) {
-            out.push(w);
+        if stopwords().contains(w.as_str()) {
+            continue;
+        }
+        let s = stem(&w);
+        if !out.contains(&s) {
+            out.push(s);
         }
     }
     out
 }
 
-/// The share of `terms` that occur as words of `text`: 0 to 1, the same
-/// scale in every query (0 when the query has only stopwords).
-pub fn coverage(terms: &[String], text: &str) -> f64 {
+/// The distinct stems of a text's words.
+pub fn stems(text: &str) -> HashSet<String> {
+    words(text).map(|w| stem(&w)).collect()
+}
+
+/// The share of `terms` (from [`query_terms`]) found among a text's
+/// [`stems`]: 0 to 1, the same scale in every query (0 when the query has
+/// only stopwords).
+pub fn coverage(terms: &[String], have: &HashSet<String>) -> f64 {
     if terms.is_empty() {
         return 0.0;
     }
-    let have: std::collections::HashSet<String> = words(text).collect();
     terms.iter().filter(|t| have.contains(*t)).count() as f64 / terms.len() as f64
 }
 

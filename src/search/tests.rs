@@ -1,6 +1,6 @@
 //! Unit tests of hybrid search over a small fixture database.
 
-use super::score::{coverage, dot_blob, query_terms};
+use super::score::{coverage, dot_blob, query_terms, stems};
 use super::*;
 use crate::store::vector_to_blob;
 
@@ -39,8 +39,9 @@ fn scores_do_not_depend_on_the_other_candidates_and_min_score_drops_weak_ones() 
     let s = fixture();
     let q = unit([0.0, 1.0]);
     let qv = || Some(QueryVector { vector: &q, model: "m" });
-    let all = search(&s, "zzz", qv(), &Filters::default(), W, 10).unwrap();
-    let one = search(&s, "zzz", qv(), &Filters { session: Some("a".into()), ..Default::default() }, W, 10).unwrap();
+    let l2 = || Filters { level: Some(2), ..Default::default() };
+    let all = search(&s, "zzz", qv(), &l2(), W, 10).unwrap();
+    let one = search(&s, "zzz", qv(), &Filters { session: Some("a".into()), ..l2() }, W, 10).unwrap();
     let score = |o: &Outcome, id: i64| o.hits.iter().find(|h| h.level == 2 && h.id == id).unwrap().score;
     assert!((score(&all, 2) - score(&one, 2)).abs() < 1e-12);
     // The vector of turn 1 is orthogonal to the query: scored 0, not
@@ -55,13 +56,24 @@ fn scores_do_not_depend_on_the_other_candidates_and_min_score_drops_weak_ones() 
 }
 
 #[test]
-fn coverage_counts_the_query_words_a_text_holds() {
+fn coverage_counts_the_query_words_a_text_holds_by_stem() {
+    let cov = |q: &str, text: &str| coverage(&query_terms(q), &stems(text));
     let terms = query_terms("How do I fix the SQLite lock-timeout?");
     assert_eq!(terms, ["fix", "sqlite", "lock", "timeout"]);
-    assert_eq!(coverage(&terms, "The user fixed the sqlite LOCK timeout."), 0.75);
-    assert_eq!(coverage(&terms, "nothing here"), 0.0);
-    assert_eq!(coverage(&query_terms("the of and"), "the of and"), 0.0, "stopwords say nothing");
-    assert_eq!(coverage(&query_terms("--password-file"), "restic --password-file /srv"), 1.0);
+    assert_eq!(coverage(&terms, &stems("The user fixed the sqlite LOCK timeout.")), 1.0, "fixed is fix");
+    assert_eq!(coverage(&terms, &stems("The user fixed the sqlite lock.")), 0.75);
+    assert_eq!(coverage(&terms, &stems("nothing here")), 0.0);
+    assert_eq!(cov("restic --password-file", "restic --password-file /srv"), 1.0);
+    assert_eq!(cov("hiking trips", "She hikes; the trip was long"), 1.0);
+}
+
+#[test]
+fn stopwords_say_nothing_about_a_text() {
+    assert!(query_terms("the of and").is_empty());
+    assert_eq!(coverage(&query_terms("the of and"), &stems("the of and")), 0.0);
+    // Words that nearly every turn has ("did", "her", "have") do not lift a
+    // text that only shares them with the query.
+    assert_eq!(query_terms("What did her family have for dinner?"), ["famili", "dinner"]);
 }
 
 fn ids(o: &Outcome) -> Vec<(u8, i64)> {
@@ -73,9 +85,10 @@ fn vectors_and_keywords_blend() {
     let s = fixture();
     let q = unit([0.1, 1.0]);
     let qv = || Some(QueryVector { vector: &q, model: "m" });
-    let o = search(&s, "bread", qv(), &Filters::default(), W, 10).unwrap();
+    let l2 = Filters { level: Some(2), ..Default::default() };
+    let o = search(&s, "bread", qv(), &l2, W, 10).unwrap();
     assert_eq!(ids(&o)[0], (2, 2), "{:?}", o.hits);
-    assert_eq!(o.vectors_scanned, 4);
+    assert_eq!(o.vectors_scanned, 3);
     let top = &o.hits[0];
     assert_eq!(top.session.as_deref(), Some("a"));
     assert_eq!(top.episode_range.as_deref(), Some("2-2"));
@@ -83,7 +96,7 @@ fn vectors_and_keywords_blend() {
     // high but not a rescaled 1.0.
     assert!(top.score > 0.7 && top.score < 1.0, "{}", top.score);
     // Keyword-only: the vectors are ignored and only matches come back.
-    let o = search(&s, "guitar", None, &Filters::default(), W, 10).unwrap();
+    let o = search(&s, "guitar", None, &l2, W, 10).unwrap();
     assert_eq!(ids(&o), vec![(2, 3)]);
     // Another model's vectors are not compared.
     let o = search(&s, "zzz", Some(QueryVector { vector: &q, model: "other" }), &Filters::default(), W, 10).unwrap();
@@ -102,8 +115,29 @@ fn filters_restrict_both_sides() {
     };
     assert_eq!(run(Filters { level: Some(3), ..Default::default() }), vec![(3, 10)]);
     assert_eq!(run(Filters { level: Some(2), ..Default::default() }), vec![(2, 1), (2, 2), (2, 3)]);
-    assert_eq!(run(Filters { session: Some("b".into()), ..Default::default() }), vec![(2, 3)]);
-    assert_eq!(run(Filters { project: Some("p".into()), ..Default::default() }), vec![(2, 1), (2, 2), (3, 10)]);
-    assert_eq!(run(Filters { since: Some(2000), ..Default::default() }), vec![(2, 2), (2, 3), (3, 10)]);
+    let l2 = |f: Filters| Filters { level: Some(2), ..f };
+    assert_eq!(run(l2(Filters { session: Some("b".into()), ..Default::default() })), vec![(2, 3)]);
+    assert_eq!(run(l2(Filters { project: Some("p".into()), ..Default::default() })), vec![(2, 1), (2, 2)]);
+    assert_eq!(run(l2(Filters { since: Some(2000), ..Default::default() })), vec![(2, 2), (2, 3)]);
+    assert_eq!(run(Filters { project: Some("p".into()), ..Default::default() }), vec![(3, 10)]);
+    assert_eq!(run(Filters { since: Some(2500), ..Default::default() }), vec![(3, 10)]);
+    // Without a level, turn summaries are no hits of their own.
+    assert_eq!(run(Filters::default()), vec![(3, 10)]);
     assert_eq!(run(Filters { level: Some(4), ..Default::default() }), vec![]);
+}
+
+#[test]
+fn a_raw_turn_is_found_by_the_month_and_year_it_was_said_in() {
+    // Turn 3 has no words of its own; its vector is orthogonal to the query.
+    let s = crate::store::search::fixture(&[("turn", 3, unit([1.0, 0.0]))]);
+    let q = unit([0.0, 1.0]);
+    let when = date_words(3000).join(" ");
+    let find = |text: &str| {
+        let o = search(&s, text, Some(QueryVector { vector: &q, model: "m" }), &Filters::default(), W, 10).unwrap();
+        o.hits.iter().find(|h| h.level == 1 && h.id == 3).map(|h| h.score)
+    };
+    // Two of "guitar", its month and its year: 0.3 × 2/3.
+    let score = find(&format!("guitar {when}")).expect("turn 3 is a candidate by its vector");
+    assert!((score - 0.2).abs() < 1e-6, "{score}");
+    assert!(find("guitar lessons").unwrap().abs() < 1e-6, "no date, no keyword score");
 }

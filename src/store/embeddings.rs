@@ -215,8 +215,10 @@ pub fn scan(
     scope: &Filters,
     mut each: impl FnMut(i64, &[u8]),
 ) -> Result<usize> {
-    // Without filters, a plain range scan of the table; joins only when needed.
-    let join = scope.any() || (kind != Kind::L2 && scope.level.is_some());
+    // Without filters, a plain range scan of the table; joins only when needed
+    // (the plain scan's `?5 IS NULL` refused every row when a level was asked
+    // for, so `--level 2` compared no L2 vector).
+    let join = scope.any() || scope.level.is_some();
     let sql = if join {
         let (joins, conditions) = super::search::scoped(kind, "e.row_id", "?5");
         format!(

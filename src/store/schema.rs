@@ -285,4 +285,69 @@ CREATE TABLE import_files (
     r#"
 CREATE INDEX turns_foldable ON turns(session_id) WHERE l3_id IS NULL AND l2_state = 'done';
 "#,
+    // 6: keyword search matches words by their stem (FTS5's porter
+    // tokenizer over unicode61: "hiking" finds "hikes"), as `search`'s
+    // score compares them. The triggers name the tables and columns,
+    // which stay the same, so only the indexes are rebuilt.
+    r#"
+DROP TABLE l2_fts;
+CREATE VIRTUAL TABLE l2_fts USING fts5(l2, content='turns', content_rowid='id', tokenize='porter unicode61');
+INSERT INTO l2_fts(rowid, l2) SELECT id, l2 FROM turns WHERE l2 IS NOT NULL;
+DROP TABLE summaries_fts;
+CREATE VIRTUAL TABLE summaries_fts USING fts5(content, key_terms, content='summaries', content_rowid='id', tokenize='porter unicode61');
+INSERT INTO summaries_fts(summaries_fts) VALUES ('rebuild');
+DROP TABLE turns_fts;
+CREATE VIRTUAL TABLE turns_fts USING fts5(user_text, assistant_text, content='turns', content_rowid='id', tokenize='porter unicode61');
+INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');
+"#,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::MIGRATIONS;
+    use rusqlite::Connection;
+
+    fn count(c: &Connection, table: &str, q: &str) -> i64 {
+        c.query_row(&format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1"), [q], |r| r.get(0)).unwrap()
+    }
+
+    /// Migration 6 re-indexes what a database already holds with the
+    /// stemming tokenizer, and the triggers keep working on the new tables.
+    #[test]
+    fn the_stemming_migration_reindexes_stored_rows_and_keeps_the_triggers() {
+        let c = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..5] {
+            c.execute_batch(sql).unwrap();
+        }
+        c.execute_batch(
+            "INSERT INTO sessions (id, external_id, first_at, last_at, created_at) VALUES (1, 's', 0, 0, 0);
+             INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens)
+                 VALUES (1, 1, 0, 0, 'we went hiking', 'lovely', 1), (2, 1, 0, 0, 'planting tomatoes', 'ok', 1);
+             UPDATE turns SET l2 = 'The user went hiking.', l2_state = 'done' WHERE id = 1;
+             INSERT INTO summaries (id, level, session_id, status, content, tokens, first_turn_id, last_turn_id,
+                                    model, prompt_version, created_at, updated_at, key_terms)
+                 VALUES (5, 3, 1, 'running', 'Walks in the hills.', 4, 1, 1, 'm', 1, 0, 0, 'hikes');",
+        )
+        .unwrap();
+        assert_eq!(count(&c, "turns_fts", "hikes"), 0, "unicode61 does not stem");
+        c.execute_batch(MIGRATIONS[5]).unwrap();
+        assert_eq!(count(&c, "turns_fts", "hikes"), 1);
+        assert_eq!(count(&c, "l2_fts", "hikes"), 1);
+        assert_eq!(count(&c, "summaries_fts", "hiking"), 1, "key terms are indexed too");
+        assert_eq!(count(&c, "turns_fts", "tomato"), 1);
+        // Triggers: an L2 written after the migration, an edit, a delete.
+        c.execute_batch(
+            "UPDATE turns SET l2 = 'The user planted tomatoes.', l2_state = 'done' WHERE id = 2;
+             UPDATE turns SET user_text = 'we went camping' WHERE id = 1;
+             DELETE FROM summaries WHERE id = 5;",
+        )
+        .unwrap();
+        assert_eq!(count(&c, "l2_fts", "plant"), 1);
+        assert_eq!(count(&c, "turns_fts", "hikes"), 0);
+        assert_eq!(count(&c, "turns_fts", "camps"), 1);
+        assert_eq!(count(&c, "summaries_fts", "hiking"), 0);
+        for t in ["turns_fts", "l2_fts", "summaries_fts"] {
+            c.execute(&format!("INSERT INTO {t}({t}) VALUES ('integrity-check')"), []).unwrap();
+        }
+    }
+}

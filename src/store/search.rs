@@ -24,9 +24,12 @@ impl Filters {
         self.session.is_some() || self.project.is_some() || self.since.is_some()
     }
 
-    /// Whether rows of `kind` can be hits at the level asked for.
+    /// Whether rows of `kind` can be hits at the level asked for. Turn
+    /// summaries (L2) only when level 2 is asked for: by default a turn is
+    /// found through its own words and vector (see `crate::search`).
     pub fn wants(&self, kind: Kind) -> bool {
         match (kind, self.level) {
+            (Kind::L2, None) => false,
             (_, None) => true,
             (Kind::L2, Some(l)) => l == 2,
             (Kind::Summary, Some(l)) => l >= 3,
@@ -95,14 +98,15 @@ pub fn keyword_candidates(store: &Store, q: &str, f: &Filters, k: usize) -> Resu
     Ok(out)
 }
 
-/// The text a candidate's words are looked for in ("" when it is gone).
-pub fn text_of(store: &Store, kind: Kind, id: i64) -> Result<String> {
+/// The text a candidate's words are looked for in ("" when it is gone),
+/// and for a turn or its L2 the turn's time.
+pub fn text_of(store: &Store, kind: Kind, id: i64) -> Result<(String, Option<i64>)> {
     let sql = match kind {
-        Kind::L2 => "SELECT coalesce(l2, '') FROM turns WHERE id = ?1",
-        Kind::Summary => "SELECT content || ' ' || coalesce(key_terms, '') FROM summaries WHERE id = ?1",
-        Kind::Turn => "SELECT user_text || ' ' || assistant_text FROM turns WHERE id = ?1",
+        Kind::L2 => "SELECT coalesce(l2, ''), at FROM turns WHERE id = ?1",
+        Kind::Summary => "SELECT content || ' ' || coalesce(key_terms, ''), NULL FROM summaries WHERE id = ?1",
+        Kind::Turn => "SELECT user_text || ' ' || assistant_text, at FROM turns WHERE id = ?1",
     };
-    Ok(store.conn.prepare_cached(sql)?.query_row([id], |r| r.get::<_, String>(0)).optional()?.unwrap_or_default())
+    Ok(store.conn.prepare_cached(sql)?.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?.unwrap_or_default())
 }
 
 /// The L3 segment a turn was folded into.

@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use crate::support::{minutes_ago, Env};
 
-/// Three sessions on distinct topics, in two projects: L2 turn summaries
-/// and one L3 summary each; the garden session is two days old.
+/// Three sessions on distinct topics, in two projects: three turns each
+/// (the user's words are the L2's sentence, the reply "ok"), their L2
+/// summaries and one L3 summary; the garden session is two days old.
 pub(crate) fn seeded(env: &Env) {
     env.run(&["init"]).ok();
     let db = env.sql();
@@ -62,8 +63,8 @@ pub(crate) fn seeded(env: &Env) {
             let tid = sid * 10 + j as i64;
             db.execute(
                 "INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens)
-                 VALUES (?1, ?2, ?3, ?3, 'u', 'a', 1)",
-                rusqlite::params![tid, sid, at + j as i64],
+                 VALUES (?1, ?2, ?3, ?3, ?4, 'ok', 1)",
+                rusqlite::params![tid, sid, at + j as i64, l2],
             )
             .unwrap();
             // An UPDATE, as the pipeline does: the FTS trigger fires on it.
@@ -138,15 +139,21 @@ fn search_json_has_the_documented_fields() {
     let top = &hits[0];
     let mut keys: Vec<&str> = top.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort();
-    assert_eq!(keys, ["at", "content", "episode_range", "id", "level", "project", "score", "session"]);
-    assert_eq!(top["level"], 2);
+    assert_eq!(keys, ["at", "content", "episode_range", "evidence", "id", "level", "project", "score", "session"]);
+    // The turn that said it, shown as evidence of the segment that holds it.
+    assert_eq!(top["level"], 3);
     assert_eq!(top["session"], "db");
     assert_eq!(top["project"], "work");
-    assert_eq!(top["id"], 20);
-    assert_eq!(top["episode_range"], "20-20");
-    assert!(top["content"].as_str().unwrap().contains("deadlock"));
+    assert_eq!(top["episode_range"], "20-22");
+    assert!(top["content"].as_str().unwrap().contains("deadlocks"));
+    assert_eq!(top["evidence"]["turn_id"], 20);
+    assert!(top["evidence"]["text"].as_str().unwrap().contains("deadlock between two PostgreSQL"));
     let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    // Turn summaries are hits when asked for.
+    let l2 = search(&env, &["--level", "2", "--limit", "1", "--min-score", "0", "deadlock between transactions"]);
+    assert_eq!((l2[0]["level"].as_i64(), l2[0]["id"].as_i64()), (Some(2), Some(20)));
+    assert_eq!(l2[0]["episode_range"], "20-20");
     let l3 = search(&env, &["--level", "3", "--limit", "1", "--min-score", "0", "database"]);
     assert_eq!(l3[0]["episode_range"], "20-22");
 }
@@ -160,14 +167,23 @@ fn search_filters_by_level_session_project_and_time() {
     assert_eq!(hits.len(), 3, "every L3 is a vector candidate");
     let hits = search(&env, &["--min-score", "0", "--level", "2", "guitar"]);
     assert!(hits.iter().all(|h| h["level"] == 2));
+    // Without a level a turn stands for its segment: one hit per session.
     let hits = search(&env, &["--min-score", "0", "--session", "garden", "guitar"]);
-    assert_eq!(hits.len(), 4);
+    assert_eq!(hits.len(), 1);
+    assert!(sessions(&hits).iter().all(|s| *s == "garden"));
+    let hits = search(&env, &["--min-score", "0", "--level", "2", "--session", "garden", "guitar"]);
+    assert_eq!(hits.len(), 3);
     assert!(sessions(&hits).iter().all(|s| *s == "garden"));
     let hits = search(&env, &["--min-score", "0", "--project", "home", "database deadlock"]);
-    assert_eq!(hits.len(), 8);
+    assert_eq!(sessions(&hits).len(), 2);
+    assert!(hits.iter().all(|h| h["project"] == "home"));
+    let hits = search(&env, &["--min-score", "0", "--level", "2", "--project", "home", "database deadlock"]);
+    assert_eq!(hits.len(), 6);
     assert!(hits.iter().all(|h| h["project"] == "home"));
     let hits = search(&env, &["--min-score", "0", "--since", &minutes_ago(60), "tomato seedlings"]);
-    assert_eq!(hits.len(), 8);
+    let mut found = sessions(&hits);
+    found.sort();
+    assert_eq!(found, ["db", "music"], "the garden session is two days old");
     assert!(!sessions(&hits).contains(&"garden"), "the garden session is two days old");
     let hits = search(&env, &["--min-score", "0", "--level", "4", "anything"]);
     assert!(hits.is_empty());
@@ -282,7 +298,8 @@ fn disabled_embedder_searches_by_keyword_silently() {
     assert!(r.stderr.is_empty(), "{}", r.stderr);
     let hits = r.json();
     assert_eq!(hits.as_array().unwrap().len(), 1, "only keyword matches: {hits:#}");
-    assert_eq!(hits[0]["id"], 10);
+    assert_eq!((hits[0]["level"].as_i64(), hits[0]["session"].as_str()), (Some(3), Some("garden")));
+    assert_eq!(hits[0]["evidence"]["turn_id"], 10, "found through the turn that said it");
     let r = env.run(&["reembed"]);
     assert_eq!(r.code, 78, "{}", r.stderr);
 }
