@@ -300,6 +300,9 @@ fn disabled_embedder_searches_by_keyword_silently() {
     assert_eq!(hits.as_array().unwrap().len(), 1, "only keyword matches: {hits:#}");
     assert_eq!((hits[0]["level"].as_i64(), hits[0]["session"].as_str()), (Some(3), Some("garden")));
     assert_eq!(hits[0]["evidence"]["turn_id"], 10, "found through the turn that said it");
+    // Words match by stem: "planting" finds the turn that said "plant".
+    let hits = env.run(&["search", "--json", "planting"]).ok().json();
+    assert_eq!(hits[0]["evidence"]["turn_id"], 10, "{hits:#}");
     let r = env.run(&["reembed"]);
     assert_eq!(r.code, 78, "{}", r.stderr);
 }
