@@ -136,7 +136,7 @@ class Score:
 
 
 # --- one dialogue through ragger ----------------------------------------------
-def run_dialogue(binary, config, item, workroot):
+def run_dialogue(binary, config, item, workroot, keep=None):
     d = tempfile.mkdtemp(prefix="seg.", dir=workroot)
     try:
         r = bl.Ragger(binary, config, os.path.join(d, "seg.db"))
@@ -169,6 +169,10 @@ def run_dialogue(binary, config, item, workroot):
                 hyp.add(start)
             reasons[str(row.get("start_reason", "n/a"))] += 1
         unfolded = sum(1 for t in turns if t.get("state") not in (None, "folded"))
+        if keep:
+            for suffix in ("", "-wal"):
+                if os.path.exists(r.db + suffix):
+                    shutil.copyfile(r.db + suffix, keep + suffix)
         return sorted(hyp), reasons, unfolded
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -188,6 +192,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="CPU threads per process for the local model and the embedder (0: all cores)")
     ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
     ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--keep", metavar="DIR", help="keep each dialogue's database as DIR/VARIANT/SET/ID.db and the sets as DIR/SET.json (gold turns and boundaries), for offline study")
     ap.add_argument("--command", default="scripts/bench/segmentation.sh")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
@@ -244,6 +249,13 @@ def main():
                 bl.die(PROG, f"variant {label!r}: ragger refuses the config: {((p.stderr or p.stdout).strip().splitlines() or ['?'])[-1]}", 2)
             configs.append(path)
 
+        if a.keep:
+            for vi in range(len(variants)):
+                for name in sets:
+                    os.makedirs(os.path.join(a.keep, f"variant{vi}", name), exist_ok=True)
+            for name, items in sets.items():
+                with open(os.path.join(a.keep, f"{name}.json"), "w") as f:
+                    json.dump(items, f)
         tasks = [(vi, name, (k, item)) for vi in range(len(variants)) for name, items in sets.items() for k, item in enumerate(items)]
         # Beside the whole set, its even- and odd-numbered dialogues: the two
         # halves of a 2-fold cross-validation (tune on one, report the other).
@@ -255,8 +267,11 @@ def main():
 
         def work_one(task):
             vi, name, (k, item) = task
+            keep = None
+            if a.keep:
+                keep = os.path.join(a.keep, f"variant{vi}", name, re.sub(r"[^A-Za-z0-9_.:-]", "_", item["id"]) + ".db")
             try:
-                hyp, reasons, unfolded = run_dialogue(a.bin, configs[vi], item, work)
+                hyp, reasons, unfolded = run_dialogue(a.bin, configs[vi], item, work, keep)
             except Exception as e:  # noqa: BLE001 - report and go on
                 with lock:
                     scores[(vi, name, None)].failed += 1
