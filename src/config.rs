@@ -146,7 +146,8 @@ pub struct Summaries {
     pub max_tokens: u32,
     /// Which signals split a session into topic segments.
     pub segmenter: crate::pipeline::segment::Mode,
-    /// The floor a segmenter score must reach to start a new segment.
+    /// The floor the segmenter's topic signal (depth, lexical novelty, cue)
+    /// must reach to start a new segment.
     #[serde(serialize_with = "as_typed")]
     pub segment_threshold: f32,
     /// The share of the highest segmenter score among the gaps around
@@ -156,11 +157,15 @@ pub struct Summaries {
     /// Weight of lexical novelty (shared words) beside semantic novelty.
     #[serde(serialize_with = "as_typed")]
     pub lexical_weight: f32,
+    /// Added to the score of every gap but one where the user answers the
+    /// assistant's question (that continues its topic).
+    #[serde(serialize_with = "as_typed")]
+    pub answer_weight: f32,
     /// Added to the score after a pause of summary_pause_minutes (less for shorter ones).
     #[serde(serialize_with = "as_typed")]
     pub pause_weight: f32,
-    /// Added when the user announces a new topic ("different question");
-    /// two thirds of it subtracted when the user refers back ("it", "that").
+    /// Added when the user announces a new topic ("different question") or
+    /// opens with a greeting.
     #[serde(serialize_with = "as_typed")]
     pub cue_weight: f32,
 }
@@ -176,11 +181,12 @@ impl Default for Summaries {
             temperature: 0.2,
             max_tokens: 500,
             segmenter: crate::pipeline::segment::Mode::Auto,
-            segment_threshold: 0.3,
-            segment_relative: 0.55,
-            lexical_weight: 0.5,
+            segment_threshold: 0.1,
+            segment_relative: 0.7,
+            lexical_weight: 0.2,
+            answer_weight: 0.8,
             pause_weight: 0.15,
-            cue_weight: 0.3,
+            cue_weight: 0.6,
         }
     }
 }
@@ -472,6 +478,7 @@ fn check(c: &Config, origins: &Origins) -> Result<()> {
     range!("summaries", "segment_threshold", s.segment_threshold, 0.0, 10.0);
     range!("summaries", "segment_relative", s.segment_relative, 0.0, 1.0);
     range!("summaries", "lexical_weight", s.lexical_weight, 0.0, 10.0);
+    range!("summaries", "answer_weight", s.answer_weight, 0.0, 10.0);
     range!("summaries", "pause_weight", s.pause_weight, 0.0, 10.0);
     range!("summaries", "cue_weight", s.cue_weight, 0.0, 10.0);
     range!("housekeeping", "summary_pause_minutes", c.housekeeping.summary_pause_minutes, 0, 10_080);
@@ -512,11 +519,12 @@ mod tests {
         let shown = toml::to_string_pretty(&Config::default()).unwrap();
         for line in [
             "temperature = 0.2\n",
-            "segment_threshold = 0.3\n",
-            "segment_relative = 0.55\n",
-            "lexical_weight = 0.5\n",
+            "segment_threshold = 0.1\n",
+            "segment_relative = 0.7\n",
+            "lexical_weight = 0.2\n",
+            "answer_weight = 0.8\n",
             "pause_weight = 0.15\n",
-            "cue_weight = 0.3\n",
+            "cue_weight = 0.6\n",
         ] {
             assert!(shown.contains(line), "{line:?} missing from:\n{shown}");
         }

@@ -32,29 +32,60 @@ PROG = "segmentation"
 
 # --- data ---------------------------------------------------------------------
 def build_turns(dialogue):
-    """Turns [(user, assistant)] and reference boundaries (sorted turn
-    indices) of one dialogue in the Def-DTS format; see the README."""
-    turns, bounds, pending = [], set(), False
+    """Turns [(user, assistant)], reference boundaries (sorted turn indices)
+    and the same boundaries as (late, early) pairs, of one dialogue in the
+    Def-DTS format; see the README.
+
+    A boundary before a user utterance starts the turn of that utterance. A
+    boundary before an agent utterance falls inside a turn, between its
+    user's words and the reply: `bounds` puts it at the next turn (late;
+    dropped when no turn follows), `refs` keeps both candidates, the next
+    turn and the turn that holds it (early; None for a clean boundary or
+    inside turn 0), for the scoring that accepts either (see `resolve`)."""
+    turns, refs, pending, inside = [], [], False, None
     for part in dialogue.split("[NEWLINE]"):
         s = part.strip()
         if not s:
             continue
         if s == "[BOUNDARY]":
-            pending = True
+            pending, inside = True, None
             continue
         m = re.match(r"(user|agent)\s*:\s?(.*)$", s, re.S | re.I)
         role, text = (m.group(1).lower(), m.group(2).strip()) if m else ("agent", s)
         if role == "user":
             turns.append([text, ""])
             if pending and len(turns) > 1:
-                bounds.add(len(turns) - 1)
-            pending = False
+                refs.append((len(turns) - 1, inside or None))
+            pending, inside = False, None
         elif not turns:
             turns.append(["", text])
             pending = False  # a boundary before turn 0 is ignored
         else:
+            if pending and inside is None:
+                inside = len(turns) - 1
             turns[-1][1] = (turns[-1][1] + "\n" + text).strip()
-    return [tuple(t) for t in turns], sorted(bounds)
+    if pending and inside:
+        refs.append((None, inside))
+    bounds = sorted({late for late, _ in refs if late is not None})
+    return [tuple(t) for t in turns], bounds, refs
+
+
+def resolve(refs, hyp):
+    """Reference boundaries for one hypothesis when a boundary inside a turn
+    may be put at either of its two turns: at the one the hypothesis chose,
+    else at the later one (the only one for the last turn)."""
+    chosen = set(hyp)
+    taken = {late for late, _ in refs if late in chosen}
+    out = set()
+    for late, early in refs:
+        if late is not None and late in chosen:
+            out.add(late)
+        elif early is not None and early in chosen and early not in taken:
+            out.add(early)
+            taken.add(early)
+        else:
+            out.add(late if late is not None else early)
+    return sorted(out)
 
 
 def load_set(path):
@@ -68,9 +99,9 @@ def load_set(path):
                 did, dialogue = str(obj["id"]), obj["dialogue"]
             except (ValueError, KeyError, TypeError) as e:
                 bl.die(PROG, f"{path}:{n}: not a {{\"id\",\"dialogue\"}} JSON object ({e})", 2)
-            turns, bounds = build_turns(dialogue)
+            turns, bounds, refs = build_turns(dialogue)
             if turns:
-                items.append({"id": did, "turns": turns, "bounds": bounds})
+                items.append({"id": did, "turns": turns, "bounds": bounds, "refs": refs})
     return items
 
 
@@ -92,6 +123,12 @@ def joined_set(pool, count, seed, per=4):
 
 
 # --- metrics ------------------------------------------------------------------
+def either_refs(item, hyp):
+    """The reference boundaries of `item` for `hyp` when a boundary inside a
+    turn counts at either of its turns (joined sets have none inside)."""
+    return resolve(item["refs"], hyp) if "refs" in item else item["bounds"]
+
+
 def seg_ids(n, bounds):
     """Segment number of each of n turns."""
     b, s, out = set(bounds), 0, []
@@ -136,7 +173,7 @@ class Score:
 
 
 # --- one dialogue through ragger ----------------------------------------------
-def run_dialogue(binary, config, item, workroot):
+def run_dialogue(binary, config, item, workroot, keep=None):
     d = tempfile.mkdtemp(prefix="seg.", dir=workroot)
     try:
         r = bl.Ragger(binary, config, os.path.join(d, "seg.db"))
@@ -169,6 +206,10 @@ def run_dialogue(binary, config, item, workroot):
                 hyp.add(start)
             reasons[str(row.get("start_reason", "n/a"))] += 1
         unfolded = sum(1 for t in turns if t.get("state") not in (None, "folded"))
+        if keep:
+            for suffix in ("", "-wal"):
+                if os.path.exists(r.db + suffix):
+                    shutil.copyfile(r.db + suffix, keep + suffix)
         return sorted(hyp), reasons, unfolded
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -188,6 +229,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="CPU threads per process for the local model and the embedder (0: all cores)")
     ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
     ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--keep", metavar="DIR", help="keep each dialogue's database as DIR/VARIANT/SET/ID.db and the sets as DIR/SET.json (gold turns and boundaries), for offline study")
     ap.add_argument("--command", default="scripts/bench/segmentation.sh")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
@@ -244,10 +286,18 @@ def main():
                 bl.die(PROG, f"variant {label!r}: ragger refuses the config: {((p.stderr or p.stdout).strip().splitlines() or ['?'])[-1]}", 2)
             configs.append(path)
 
+        if a.keep:
+            for vi in range(len(variants)):
+                for name in sets:
+                    os.makedirs(os.path.join(a.keep, f"variant{vi}", name), exist_ok=True)
+            for name, items in sets.items():
+                with open(os.path.join(a.keep, f"{name}.json"), "w") as f:
+                    json.dump(items, f)
         tasks = [(vi, name, (k, item)) for vi in range(len(variants)) for name, items in sets.items() for k, item in enumerate(items)]
         # Beside the whole set, its even- and odd-numbered dialogues: the two
         # halves of a 2-fold cross-validation (tune on one, report the other).
-        scores = {(vi, name, h): Score() for vi in range(len(variants)) for name in sets for h in (None, 0, 1)}
+        # "either": a boundary inside a turn counts at either of its turns.
+        scores = {(vi, name, h): Score() for vi in range(len(variants)) for name in sets for h in (None, 0, 1, "either")}
         lock = threading.Lock()
         done = [0]
         t_start = time.time()
@@ -255,8 +305,11 @@ def main():
 
         def work_one(task):
             vi, name, (k, item) = task
+            keep = None
+            if a.keep:
+                keep = os.path.join(a.keep, f"variant{vi}", name, re.sub(r"[^A-Za-z0-9_.:-]", "_", item["id"]) + ".db")
             try:
-                hyp, reasons, unfolded = run_dialogue(a.bin, configs[vi], item, work)
+                hyp, reasons, unfolded = run_dialogue(a.bin, configs[vi], item, work, keep)
             except Exception as e:  # noqa: BLE001 - report and go on
                 with lock:
                     scores[(vi, name, None)].failed += 1
@@ -270,6 +323,7 @@ def main():
                 s.reasons.update(reasons)
                 s.failed += 1 if unfolded else 0
                 scores[(vi, name, k % 2)].add(len(item["turns"]), item["bounds"], hyp)
+                scores[(vi, name, "either")].add(len(item["turns"]), either_refs(item, hyp), hyp)
                 done[0] += 1
                 if done[0] % 50 == 0:
                     bl.say(PROG, f"{done[0]}/{len(tasks)} dialogues, {time.time() - t_start:.0f} s")
@@ -283,19 +337,25 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     # --- report ---------------------------------------------------------------
-    header = ["set", "variant", "dialogues", "turns", "F1", "P", "R", "Pk", "WD", "F1 even · odd", "Pk even · odd"]
+    header = ["set", "variant", "dialogues", "turns", "F1", "P", "R", "Pk", "WD", "F1 even · odd", "Pk even · odd", "F1 · Pk, either turn"]
     rows = []
+
+    def either(s):
+        f1, _, _, pk, _ = s.row()
+        return f"{f1:.3f} · {pk:.3f}"
+
     for name, items in sets.items():
         for label, ref_hyp in (("baseline: no boundary", lambda it: []), ("baseline: every turn", lambda it: list(range(1, len(it["turns"]))))):
-            s = Score()
+            s, e = Score(), Score()
             for it in items:
                 s.add(len(it["turns"]), it["bounds"], ref_hyp(it))
-            rows.append([name, label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row()), "", ""])
+                e.add(len(it["turns"]), either_refs(it, ref_hyp(it)), ref_hyp(it))
+            rows.append([name, label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row()), "", "", either(e)])
         for vi, (label, _) in enumerate(variants):
             s = scores[(vi, name, None)]
             halves = [scores[(vi, name, h)].row() for h in (0, 1)]
             cv = [" · ".join(f"{r[i]:.3f}" for r in halves) for i in (0, 3)]
-            rows.append([name, f"**{label}**" if len(variants) == 1 else label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row()), *cv])
+            rows.append([name, f"**{label}**" if len(variants) == 1 else label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row()), *cv, either(scores[(vi, name, "either")])])
     table = bl.md_table(header, rows)
     print(table)
     notes = []
@@ -334,6 +394,10 @@ F1, P, R: boundaries at the exact turn, summed over the set. Pk and WindowDiff (
 window k = half the dialogue's mean true segment length, errors summed over all windows of the set.
 "even · odd": the same on the set's even- and odd-numbered dialogues, the two halves of the 2-fold
 cross-validation by which the segmenter's defaults were chosen (chosen on one half, held out on the other).
+"either turn": the same F1 and Pk when a boundary that the data puts between a user utterance and the
+agent's reply (inside one turn: most TIAGE boundaries, a few SuperDialseg ones) counts at either of
+the two turns it lies between, and one inside the last turn is kept; the other columns put it at the
+next turn and drop it in the last one.
 
 {table}
 """

@@ -8,6 +8,7 @@
 # Usage: scripts/bench/segmentation.sh [--limit N] [--data DIR|FILE]...
 #            [--bin PATH] [--local] [--variant TOML]... [--joined N]
 #            [--jobs 1|2] [--threads N] [--seed S] [--out FILE] [--no-write]
+#            [--keep DIR]
 #   --limit N      first N dialogues per set (default: all; 300 for
 #                  superseg*; 200 joined sessions)
 #   --data DIR     folder of *.jsonl sets ({"id","dialogue"} a line, see
@@ -28,6 +29,9 @@
 #                  (default 1: llama.cpp threads spin, and two processes
 #                  with two threads each on a busy machine crawl)
 #   --no-write     print the table, leave BENCHMARKS.md alone
+#   --keep DIR     keep every dialogue's database (DIR/variantN/SET/ID.db)
+#                  and the sets with their gold boundaries (DIR/SET.json),
+#                  to study the stored turn vectors offline
 # Needs python3 (standard library only) and the models fetched by
 # scripts/fetch-models.sh.
 set -euo pipefail

@@ -59,6 +59,7 @@ impl PassOptions {
                 threshold: s.segment_threshold,
                 relative: s.segment_relative,
                 lexical_weight: s.lexical_weight,
+                answer_weight: s.answer_weight,
                 pause_weight: s.pause_weight,
                 pause_ms,
                 cue_weight: s.cue_weight,

@@ -6,7 +6,7 @@
 
 use anyhow::Result;
 
-use super::segment::{turn_text, TurnView};
+use super::segment::{asks, turn_text, TurnView};
 use crate::store::{embeddings, turn_views, Store};
 
 /// What the segmenter needs of an embedder (a trait so the fold's tests
@@ -98,7 +98,8 @@ pub fn views(store: &Store, ids: &[i64]) -> Result<Vec<TurnView>> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
         let (at, user, assistant) = turn_views::texts(store, id)?;
-        out.push(TurnView { id, at, text: turn_text(&user, &assistant), user, vector: None });
+        let reply_asks = asks(&assistant);
+        out.push(TurnView { id, at, text: turn_text(&user, &assistant), user, reply_asks, vector: None });
     }
     Ok(out)
 }

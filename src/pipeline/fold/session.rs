@@ -112,17 +112,20 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
         let boundary = score.is_boundary();
         if opts.verbose {
             eprintln!(
-                "ragger: segmenter: session {} turn {}: score {:.3} (depth {:.3}, similarity {:.3}, lexical {:.3}, pause {:.3}, cue {:.2}, content words {}) bar {:.3} -> {}",
+                "ragger: segmenter: session {} turn {}: score {:.3} (depth {:.3}, similarity {:.3}, lexical {:.3}, answers the assistant {}, pause {:.3}, cue {:.2}, content words {}) bar {:.3}, topic signal {:.3} (floor {:.3}) -> {}",
                 head.sid,
                 head.views[j].id,
                 score.total,
                 score.depth,
                 score.similarity,
                 score.lexical,
+                if score.answers { "yes" } else { "no" },
                 score.pause,
                 score.cue,
                 if score.content { "yes" } else { "no" },
                 score.bar,
+                score.signal,
+                score.floor,
                 if boundary { "new segment" } else { "continues" }
             );
         }

@@ -9,16 +9,19 @@
 //!   (TextTiling's depth score), with the following turns where they are
 //!   already captured (backfill, a backlog, threshold mode) and the past
 //!   only in live every-turn mode;
-//! - lexical novelty: the share of the user's content words (stemmed to
-//!   their first five letters) that the previous turn does not have;
+//! - lexical novelty: how few of the content words (stemmed to their first
+//!   five letters) of the turns on both sides of the gap are shared;
+//! - the dialogue act: a user who answers the assistant's question (the
+//!   reply ended in "?", the user's message is no question) continues its
+//!   topic; every other message may move on;
 //! - the time gap inside the session: a long pause adds to the score but is
 //!   never a boundary on its own;
 //! - discourse cues in the user's words: "different question", "unrelated",
-//!   "by the way" raise the score; a first sentence that refers back ("it",
-//!   "that", "those") or opens with "and", "also", "what about" lowers it.
+//!   "by the way", or a greeting that opens a conversation ("Hi, ...")
+//!   raise the score.
 //!
-//! A gap is a boundary when its score reaches an absolute floor and a share
-//! of the highest score among the gaps around it. The model's NO_MERGE
+//! A gap is a boundary when its score reaches a share of the highest score
+//! among the gaps around it and its topic signal reaches a floor. The model's NO_MERGE
 //! verdict is one more vote only when the model can be trusted (see
 //! [`Settings::model_votes`]); everything here is pure, so the decision is
 //! unit-tested on scripted vectors and texts.
@@ -87,18 +90,21 @@ impl StartReason {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     pub mode: Mode,
-    /// The floor a score must reach to start a new segment.
+    /// The floor the topic signal (depth, lexical novelty, cue; not the
+    /// dialogue act or the pause) must reach to start a new segment.
     pub threshold: f32,
     /// The share of the highest score among the gaps around that a score
     /// must also reach (a threshold relative to the session's own scores).
     pub relative: f32,
     /// Weight of lexical novelty against the semantic depth (weight 1).
     pub lexical_weight: f32,
+    /// Added to every gap but one where the user answers the assistant's
+    /// question.
+    pub answer_weight: f32,
     /// Added to the score for a pause of `pause_ms` or longer (in proportion below).
     pub pause_weight: f32,
     pub pause_ms: i64,
-    /// Added for a cue that announces a new topic; subtracted (times 2/3)
-    /// for one that refers back.
+    /// Added for a cue that announces a new topic.
     pub cue_weight: f32,
     /// Whether the model is asked for, and believed on, NO_MERGE.
     pub model_votes: bool,
@@ -121,6 +127,8 @@ pub struct TurnView {
     pub text: String,
     /// The user's words alone (for discourse cues).
     pub user: String,
+    /// Whether the assistant's reply ends with a question.
+    pub reply_asks: bool,
     /// The text's unit vector, when the embedder is available.
     pub vector: Option<Vec<f32>>,
 }
@@ -131,34 +139,6 @@ pub fn turn_text(user: &str, assistant: &str) -> String {
     format!("{user}\n{assistant}")
 }
 
-/// What the user's words say about the topic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cue {
-    NewTopic,
-    RefersBack,
-    None,
-}
-
-/// Words that refer to something said before.
-const REFERS_BACK: &[&str] =
-    &["it", "its", "that", "this", "these", "those", "they", "them", "there", "he", "she", "him", "her"];
-/// First words that continue what was said.
-const CONTINUES: &[&str] = &[
-    "and",
-    "also",
-    "so",
-    "but",
-    "then",
-    "ok",
-    "okay",
-    "thanks",
-    "great",
-    "yes",
-    "no",
-    "sure",
-    "what about",
-    "how about",
-];
 const NEW_TOPIC_ADJ: &[&str] = &["different", "another", "unrelated", "new", "separate", "other"];
 const NEW_TOPIC_NOUN: &[&str] = &["question", "topic", "subject", "thing", "issue"];
 const NEW_TOPIC_PHRASES: &[&str] = &[
@@ -173,24 +153,36 @@ const NEW_TOPIC_PHRASES: &[&str] = &[
     "something else",
     "btw",
 ];
+/// First words that greet: a message that opens with one opens a conversation.
+const GREETINGS: &[&str] = &["hi", "hello", "hey", "greetings", "good morning", "good afternoon", "good evening"];
+/// First words of a question that has no question mark.
+const QUESTION_OPENERS: &[&str] = &[
+    "what", "how", "why", "when", "where", "who", "which", "can", "could", "do", "does", "is", "are", "will", "would",
+    "should", "may",
+];
 
-/// Discourse cues in a user's message. Plain word lists, English only: a
-/// message in another language simply has no cue.
-pub fn cue(user: &str) -> Cue {
+/// Whether the user's message announces a new topic: a phrase such as
+/// "different question" or "by the way", or a greeting at its start.
+/// Plain word lists, English only: a message in another language simply
+/// has no cue.
+pub fn announces_topic(user: &str) -> bool {
     let words = crate::pipeline::grounding::words(user);
     let joined = format!(" {} ", words.join(" "));
-    let announced = NEW_TOPIC_PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
-        || words.windows(2).any(|w| NEW_TOPIC_ADJ.contains(&w[0].as_str()) && NEW_TOPIC_NOUN.contains(&w[1].as_str()));
-    if announced {
-        return Cue::NewTopic;
-    }
-    let first_sentence = user.split(['.', '?', '!', '\n']).find(|s| !s.trim().is_empty()).unwrap_or("");
-    let first = crate::pipeline::grounding::words(first_sentence);
-    let opens = CONTINUES.iter().any(|c| joined.starts_with(&format!(" {c} ")));
-    if opens || first.iter().any(|w| REFERS_BACK.contains(&w.as_str())) {
-        return Cue::RefersBack;
-    }
-    Cue::None
+    NEW_TOPIC_PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
+        || words.windows(2).any(|w| NEW_TOPIC_ADJ.contains(&w[0].as_str()) && NEW_TOPIC_NOUN.contains(&w[1].as_str()))
+        || GREETINGS.iter().any(|g| joined.starts_with(&format!(" {g} ")))
+}
+
+/// Whether a message is a question: it ends with "?" or opens like one.
+pub fn is_question(text: &str) -> bool {
+    let text = text.trim();
+    text.ends_with('?')
+        || crate::pipeline::grounding::words(text).first().is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
+}
+
+/// Whether an assistant's reply ends by asking the user something.
+pub fn asks(reply: &str) -> bool {
+    reply.trim().ends_with('?')
 }
 
 /// Cosine of two vectors of any length (0 when either is zero).

@@ -10,19 +10,28 @@
 //! later turn exists, so the right side is the new turn alone and only the
 //! left peak counts.
 //!
-//! The score adds lexical novelty (the share of the user's content words
-//! that the previous turn lacks), the pause and the discourse cue. A gap is
-//! a boundary when its score reaches both the absolute floor
-//! (`segment_threshold`) and `segment_relative` times the highest score of
-//! the gaps around it — a threshold relative to the session's own scores,
-//! so a session of unrelated conversations splits at its joins only, and a
-//! session whose every question moves on splits at most of them — and the
-//! user's message has a content word of its own ("Yes.", "ok thanks" never
-//! start a topic).
+//! The score adds lexical novelty (how few content words the turns on
+//! both sides share), the dialogue act (`answer_weight` on every gap but
+//! one where the user answers the assistant's question), the pause and the
+//! discourse cue. A gap is a boundary when
+//!
+//! - its score reaches `segment_relative` times the highest score of the
+//!   gaps around it — a bar relative to the session's own scores, so a
+//!   session of unrelated conversations splits at its joins only, and a
+//!   session whose every question moves on splits at most of them;
+//! - its topic signal (depth, lexical novelty and cue, without the dialogue
+//!   act and the pause) reaches the floor `segment_threshold`: neither an
+//!   unanswered question nor a pause splits a session whose turns read
+//!   alike and share their words;
+//! - the user's message has a content word of its own ("Yes.", "ok thanks"
+//!   never start a topic).
+//!
+//! The weights and bars were chosen by 2-fold cross-validation on the
+//! development dialogues (README, "Topic segments").
 
 use std::collections::HashSet;
 
-use super::{cosine, cue, Cue, Settings, TurnView};
+use super::{announces_topic, cosine, is_question, Settings, TurnView};
 
 /// Turns on each side of a gap that are averaged (the TextTiling block).
 pub const WINDOW: usize = 2;
@@ -37,13 +46,19 @@ pub struct Score {
     /// How far `similarity` lies below the peaks on both sides.
     pub depth: f32,
     pub lexical: f32,
+    /// Whether the user answers the assistant's question (no `answer_weight`).
+    pub answers: bool,
     pub pause: f32,
-    /// Discourse cue of the user's words (positive: a new topic announced).
+    /// Discourse cue of the user's words (a new topic announced).
     pub cue: f32,
+    /// The topic signal: depth, weighted lexical novelty and cue.
+    pub signal: f32,
     pub total: f32,
-    /// What `total` had to reach: the larger of the floor and the
-    /// relative share of the highest score around.
+    /// What `total` had to reach: the relative share of the highest score
+    /// around.
     pub bar: f32,
+    /// What `signal` had to reach (`segment_threshold`).
+    pub floor: f32,
     /// Whether the user's message has a content word of its own.
     pub content: bool,
 }
@@ -51,7 +66,7 @@ pub struct Score {
 impl Score {
     /// Whether the gap starts a new segment.
     pub fn is_boundary(&self) -> bool {
-        self.content && self.total >= self.bar
+        self.content && self.total >= self.bar && self.signal >= self.floor
     }
 }
 
@@ -69,22 +84,33 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     }
     for i in 1..n {
         let depth = peak(&sims, i, -1) + peak(&sims, i, 1) - 2.0 * sims[i];
-        let user = stems([turns[i].user.as_str()]);
-        let lexical = novelty(&words[i - 1], &user);
+        let lexical = block_novelty(&words, i);
+        let answers = turns[i - 1].reply_asks && !is_question(&turns[i].user);
+        let act = if answers { 0.0 } else { s.answer_weight };
         let gap = (turns[i].at - turns[i - 1].at).max(0) as f32;
         let pause = if s.pause_ms > 0 { s.pause_weight * (gap / s.pause_ms as f32).min(1.0) } else { 0.0 };
-        let cue = match cue(&turns[i].user) {
-            Cue::NewTopic => s.cue_weight,
-            Cue::RefersBack => -s.cue_weight * 2.0 / 3.0,
-            Cue::None => 0.0,
-        };
-        let total = depth + s.lexical_weight * lexical + pause + cue;
-        let content = !user.is_empty();
-        out.push(Some(Score { similarity: sims[i], depth, lexical, pause, cue, total, bar: 0.0, content }));
+        let cue = if announces_topic(&turns[i].user) { s.cue_weight } else { 0.0 };
+        let signal = depth + s.lexical_weight * lexical + cue;
+        let total = signal + act + pause;
+        let content = !stems([turns[i].user.as_str()]).is_empty();
+        let floor = s.threshold;
+        out.push(Some(Score {
+            similarity: sims[i],
+            depth,
+            lexical,
+            answers,
+            pause,
+            cue,
+            signal,
+            total,
+            bar: 0.0,
+            floor,
+            content,
+        }));
     }
     let highest = out.iter().flatten().map(|sc| sc.total).fold(f32::MIN, f32::max);
     for sc in out.iter_mut().flatten() {
-        sc.bar = s.threshold.max(s.relative * highest);
+        sc.bar = s.relative * highest;
     }
     Some(out)
 }
@@ -119,12 +145,15 @@ fn mean(vectors: &[&[f32]]) -> Vec<f32> {
     sum
 }
 
-/// The share of `new` that `old` lacks (0 when `new` is empty).
-pub(super) fn novelty(old: &HashSet<String>, new: &HashSet<String>) -> f32 {
-    if new.is_empty() {
-        return 0.0;
-    }
-    new.iter().filter(|w| !old.contains(*w)).count() as f32 / new.len() as f32
+/// How few content words the [`WINDOW`] turns before gap `i` and the
+/// [`WINDOW`] turns from `i` on share: 1 minus the overlap coefficient of
+/// their stems (1 when a side has none).
+pub(super) fn block_novelty(words: &[HashSet<String>], i: usize) -> f32 {
+    let union = |side: &[HashSet<String>]| side.iter().flatten().cloned().collect::<HashSet<String>>();
+    let left = union(&words[i.saturating_sub(WINDOW)..i]);
+    let right = union(&words[i..(i + WINDOW).min(words.len())]);
+    let smaller = left.len().min(right.len()).max(1);
+    1.0 - left.intersection(&right).count() as f32 / smaller as f32
 }
 
 /// Words that carry the topic: stop words and words under three letters
