@@ -1,6 +1,8 @@
 //! L2: one sentence per turn. Independent turns may run concurrently
 //! (`[memory_model] parallel`); each result is committed on its own.
 
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
 use anyhow::Result;
 
 use super::queue::{self, L2Item, Skip, Table};
@@ -84,10 +86,56 @@ fn request(item: &L2Item, opts: &PassOptions, temperature: f32) -> Request {
     }
 }
 
+/// Retries asked before [`Retries::worth_it`] judges them.
+const RETRY_PROBE: u32 = 8;
+/// A retry is worth asking while at least one in this many passed.
+const RETRY_PAYOFF: u32 = 8;
+
+/// How often, in this pass, asking a rejected L2 reply again gave one that
+/// passed the grounding check. SmolLM2-135M's second reply passed for 3 of
+/// 36 rejected turns of LoCoMo (BENCHMARKS.md, "Memory quality"): 36 calls
+/// for 3 model sentences. Once [`RETRY_PROBE`] retries have been asked and
+/// fewer than one in [`RETRY_PAYOFF`] passed, a rejected reply is not asked
+/// again for the rest of the pass: the turn gets its extractive sentence at
+/// once, which it would have got anyway after the second rejection.
+#[derive(Debug, Default)]
+pub struct Retries {
+    asked: AtomicU32,
+    passed: AtomicU32,
+    stopped: AtomicBool,
+}
+
+impl Retries {
+    /// Whether a rejected reply should be asked again.
+    pub fn worth_it(&self) -> bool {
+        let asked = self.asked.load(Ordering::Relaxed);
+        asked < RETRY_PROBE || self.passed.load(Ordering::Relaxed) * RETRY_PAYOFF >= asked
+    }
+
+    /// Counts a retry and whether its reply passed.
+    pub fn record(&self, passed: bool) {
+        self.asked.fetch_add(1, Ordering::Relaxed);
+        if passed {
+            self.passed.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// True the first time retries are found not worth it (to say so once).
+    fn first_stop(&self) -> bool {
+        !self.worth_it() && !self.stopped.swap(true, Ordering::Relaxed)
+    }
+
+    /// (retries asked, retries whose reply passed).
+    pub fn counts(&self) -> (u32, u32) {
+        (self.asked.load(Ordering::Relaxed), self.passed.load(Ordering::Relaxed))
+    }
+}
+
 /// One L2: the model's sentence when it passes the grounding check against
-/// the turn (asked twice, the second time warmer), else an extractive
-/// sentence built from the turn itself. The merge verdict is no summary of
-/// a turn (a model that obeyed "reply NO_MERGE" written inside the turn).
+/// the turn (asked twice, the second time warmer, while retries pay off in
+/// this pass: [`Retries`]), else an extractive sentence built from the turn
+/// itself. The merge verdict is no summary of a turn (a model that obeyed
+/// "reply NO_MERGE" written inside the turn).
 fn summarize_turn(
     model: &dyn MemoryModel,
     item: &L2Item,
@@ -97,7 +145,17 @@ fn summarize_turn(
     let examples = prompts::example_texts();
     let t = opts.summaries.temperature;
     let mut last = None;
-    for temperature in [t, (t + 0.5).min(1.5)] {
+    for (n, temperature) in [t, (t + 0.5).min(1.5)].into_iter().enumerate() {
+        let retry = n > 0;
+        if retry && !opts.retries.worth_it() {
+            if opts.retries.first_stop() && opts.verbose {
+                let (asked, passed) = opts.retries.counts();
+                eprintln!(
+                    "ragger: L2: {passed} of {asked} replies asked again passed the check; no more retries this pass"
+                );
+            }
+            break;
+        }
         let mut reply = complete(model, &request(item, opts, temperature))?;
         reply.text = super::tidy::tidy(&reply.text, Some(2));
         let bad = if is_topic_shift(&reply.text) {
@@ -105,6 +163,9 @@ fn summarize_turn(
         } else {
             grounding::check(&reply.text, &[&turn], &examples)
         };
+        if retry {
+            opts.retries.record(bad.is_none());
+        }
         match bad {
             None => return Ok((reply, "model")),
             Some(why) if opts.verbose => eprintln!("ragger: L2 of turn {}: reply rejected: {why}", item.id),
@@ -130,4 +191,94 @@ fn commit(store: &mut Store, id: i64, reply: &Reply, origin: &str, owner: &str, 
 /// `failed` and is not retried unless `ragger retry` says so).
 fn count_attempt(store: &mut Store, item: &L2Item, why: &str, opts: &PassOptions) -> Result<bool> {
     turns::fail_l2_attempt(store, item.id, &opts.owner, why, opts.max_attempts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Summaries;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Answers every call with the same text and counts the calls.
+    struct Same(&'static str, AtomicUsize);
+
+    impl MemoryModel for Same {
+        fn describe(&self) -> String {
+            "same".into()
+        }
+        fn model_id(&self) -> String {
+            "same".into()
+        }
+        fn preflight(&self) -> Result<(), ModelError> {
+            Ok(())
+        }
+        fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            Ok(Reply { text: self.0.into(), usage: Default::default() })
+        }
+    }
+
+    fn item(id: i64) -> L2Item {
+        L2Item {
+            id,
+            user: "How do I back up /srv with restic?".into(),
+            assistant: "Run restic backup /srv from a nightly cron job.".into(),
+            attempts: 0,
+        }
+    }
+
+    /// A reply that names things the turn never said fails the check.
+    const INVENTED: &str = "The user asked about Kubernetes; the assistant recommended Ansible and Terraform 1.7.";
+
+    #[test]
+    fn a_rejected_reply_is_asked_again_until_retries_stop_paying_off() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let model = Same(INVENTED, AtomicUsize::new(0));
+        for id in 0..RETRY_PROBE as i64 {
+            let (reply, origin) = summarize_turn(&model, &item(id), &opts).unwrap();
+            assert_eq!(origin, "extractive");
+            assert!(reply.text.contains("restic"), "{}", reply.text);
+        }
+        assert_eq!(model.1.load(Ordering::Relaxed), 2 * RETRY_PROBE as usize, "two calls a turn while probing");
+        assert_eq!(opts.retries.counts(), (RETRY_PROBE, 0));
+        // None of the retries passed: the next turns cost one call each and
+        // still get their extractive sentence.
+        let (_, origin) = summarize_turn(&model, &item(99), &opts).unwrap();
+        assert_eq!(origin, "extractive");
+        assert_eq!(model.1.load(Ordering::Relaxed), 2 * RETRY_PROBE as usize + 1);
+        // Another pass starts probing afresh.
+        let fresh = PassOptions::new("me".into(), Summaries::default());
+        summarize_turn(&model, &item(100), &fresh).unwrap();
+        assert_eq!(model.1.load(Ordering::Relaxed), 2 * RETRY_PROBE as usize + 3);
+    }
+
+    #[test]
+    fn retries_that_pass_often_enough_keep_being_asked() {
+        let r = Retries::default();
+        for i in 0..40 {
+            r.record(i % RETRY_PAYOFF == 0);
+            assert!(r.worth_it(), "one in {RETRY_PAYOFF} passed after {} retries", i + 1);
+        }
+        let r = Retries::default();
+        for _ in 0..RETRY_PROBE - 1 {
+            r.record(false);
+        }
+        assert!(r.worth_it(), "still probing");
+        r.record(false);
+        assert!(!r.worth_it());
+        assert!(r.first_stop() && !r.first_stop(), "said once");
+    }
+
+    #[test]
+    fn a_good_first_reply_costs_one_call_and_is_the_models() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let model = Same(
+            "The user asked how to back up /srv with restic; the assistant suggested a nightly cron job.",
+            AtomicUsize::new(0),
+        );
+        let (reply, origin) = summarize_turn(&model, &item(1), &opts).unwrap();
+        assert_eq!((origin, model.1.load(Ordering::Relaxed)), ("model", 1));
+        assert!(reply.text.contains("nightly cron job"), "{}", reply.text);
+        assert_eq!(opts.retries.counts(), (0, 0), "no retry was asked");
+    }
 }

@@ -25,6 +25,9 @@ pub struct PassOptions {
     /// Log each boundary decision with its scores, and each rejected
     /// model reply with its reason, on stderr (`-v`).
     pub verbose: bool,
+    /// Whether asking a rejected L2 reply again still pays off in this
+    /// pass (shared by the pass's threads and clones).
+    pub retries: std::sync::Arc<super::l2::Retries>,
 }
 
 /// `[housekeeping] summary_pause_minutes` in milliseconds: how long a
@@ -73,6 +76,7 @@ impl PassOptions {
             },
             verbose,
             summaries: s.clone(),
+            retries: Default::default(),
         }
     }
 
