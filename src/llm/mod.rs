@@ -185,11 +185,18 @@ const CANCEL_POLL: Duration = Duration::from_millis(20);
 pub struct Interruptible {
     inner: Arc<dyn MemoryModel>,
     cancel: Cancel,
+    /// Completions asked for (the preflight aside).
+    calls: std::sync::atomic::AtomicU64,
 }
 
 impl Interruptible {
     pub fn new(inner: Box<dyn MemoryModel>, cancel: Cancel) -> Self {
-        Interruptible { inner: Arc::from(inner), cancel }
+        Interruptible { inner: Arc::from(inner), cancel, calls: Default::default() }
+    }
+
+    /// How many completions were asked for so far.
+    pub fn calls(&self) -> u64 {
+        self.calls.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn run<R: Send + 'static>(
@@ -231,6 +238,7 @@ impl MemoryModel for Interruptible {
         self.run(|m| m.preflight())
     }
     fn generate(&self, req: &Request) -> Result<Reply, ModelError> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let req = req.clone();
         self.run(move |m| m.generate(&req))
     }

@@ -58,6 +58,8 @@ pub struct Report {
     /// Rows written without the model after its replies failed the
     /// grounding check (stored, marked `extractive`).
     pub extractive: u64,
+    /// Completions asked of the memory model (retries included).
+    pub model_calls: u64,
     /// Work left when the pass stopped.
     pub remaining: u64,
     pub seconds: f64,
@@ -85,7 +87,7 @@ pub enum Stop {
 /// The memory model, created (and preflighted) at the first call of a run.
 pub struct ModelSlot<'a> {
     make: Box<dyn FnMut() -> Result<Box<dyn MemoryModel>, ModelError> + 'a>,
-    model: Option<Box<dyn MemoryModel>>,
+    model: Option<Interruptible>,
     /// When calls in flight are abandoned (set by [`run_pass`]).
     cancel: Cancel,
     /// How many times a model was created (0 when the run had no work).
@@ -115,12 +117,16 @@ impl<'a> ModelSlot<'a> {
             let m = Interruptible::new((self.make)()?, self.cancel.clone());
             m.preflight()?;
             self.loads += 1;
-            self.model = Some(Box::new(m));
+            self.model = Some(m);
         }
-        Ok(self.model.as_deref().expect("just set"))
+        Ok(self.model.as_ref().expect("just set"))
     }
     pub fn loaded(&self) -> Option<&dyn MemoryModel> {
-        self.model.as_deref()
+        self.model.as_ref().map(|m| m as &dyn MemoryModel)
+    }
+    /// Completions asked of the model so far (0 while it is not loaded).
+    pub fn calls(&self) -> u64 {
+        self.model.as_ref().map_or(0, Interruptible::calls)
     }
 }
 
@@ -140,6 +146,7 @@ pub fn run_pass(
     on_event: OnEvent<'_>,
 ) -> Result<(Report, Option<Stop>)> {
     let started = Instant::now();
+    let calls_before = slot.calls();
     let mut report = Report::default();
     let mut skip = queue::Skip::default();
     let session_id = match &opts.session {
@@ -200,6 +207,7 @@ pub fn run_pass(
         break; // no level had work
     }
     report.remaining = queue::remaining(store, session_id)?;
+    report.model_calls = slot.calls() - calls_before;
     report.seconds = started.elapsed().as_secs_f64();
     Ok((report, stop))
 }

@@ -44,6 +44,7 @@ fn every_turn_gets_an_l2_and_l3_segments_split_at_topic_shifts() {
     assert_eq!(report["topic_shifts"], 2);
     assert_eq!(report["failed"], 0);
     assert_eq!(report["remaining"], 0);
+    assert_eq!(report["model_calls"], server.chat_requests().len(), "every completion asked is counted");
     let show = env.show("s");
     for t in show["turns"].as_array().unwrap() {
         assert!(t["l2"].as_str().unwrap().starts_with("The user asked about [topic:"), "{t}");

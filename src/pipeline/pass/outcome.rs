@@ -70,6 +70,7 @@ impl Report {
         self.failed += b.failed;
         self.gave_up += b.gave_up;
         self.extractive += b.extractive;
+        self.model_calls += b.model_calls;
         self.remaining = b.remaining;
         self.seconds += b.seconds;
         self.embedded += b.embedded;
@@ -82,9 +83,11 @@ mod tests {
 
     #[test]
     fn a_tick_report_sums_both_passes_and_keeps_the_later_remaining() {
-        let mut a = Report { l2: 2, l3_folds: 1, extractive: 1, gave_up: 1, remaining: 9, ..Report::default() };
-        let b = Report { l2: 1, l4_folds: 1, extractive: 2, remaining: 0, ..Report::default() };
+        let mut a =
+            Report { l2: 2, l3_folds: 1, extractive: 1, gave_up: 1, remaining: 9, model_calls: 4, ..Report::default() };
+        let b = Report { l2: 1, l4_folds: 1, extractive: 2, remaining: 0, model_calls: 3, ..Report::default() };
         a.add(&b);
+        assert_eq!(a.model_calls, 7);
         assert_eq!((a.l2, a.l3_folds, a.l4_folds, a.gave_up), (3, 1, 1, 1));
         assert_eq!(a.extractive, 3, "extractive rows of both passes are counted");
         assert_eq!(a.remaining, 0);
