@@ -241,13 +241,17 @@ def measure_faithfulness(r, sessions, faith):
 def capture_and_summarise(r, lines, deadline_s=None):
     out = r.run("capture", "--stdin", stdin="".join(json.dumps(x) + "\n" for x in lines))
     t0 = time.time()
-    r.run("summarize", "--once", "-v", timeout=deadline_s)
+    rep = json.loads(r.run("summarize", "--once", "--json", timeout=deadline_s).stdout)
+    calls = rep.get("model_calls", 0)
     for _ in range(5):
-        r.run("housekeeping", "-v", timeout=deadline_s)
+        rep = json.loads(r.run("housekeeping", "--json", timeout=deadline_s).stdout)
+        calls += (rep.get("summarized") or {}).get("model_calls", 0)
         st = json.loads(r.run("status", "--json").stdout)
         if not any(st.get(k) for k in ("pending_l2", "pending_l3", "pending_l4", "sessions_open")):
             break
-    return time.time() - t0, json.loads(r.run("status", "--json").stdout)
+    st = json.loads(r.run("status", "--json").stdout)
+    st["model_calls"] = calls
+    return time.time() - t0, st
 
 
 def search(r, query, limit):
@@ -439,6 +443,9 @@ def main():
             rows.append([res["name"], f"faithfulness L{lv}", f"{f.invented[lv]} of {f.terms[lv]} names/numbers invented = {f.share(lv):.1%}; "
                          f"{f.looping[lv]} of {f.rows[lv]} summaries loop" + (f"; {f.extractive[lv]} extractive" if f.extractive[lv] else "")])
         rows.append([res["name"], "faithfulness L2+L3", f"{f.share():.1%} invented; {sum(f.looping.values())} looping"])
+        calls = res["status"].get("model_calls", 0)
+        rows.append([res["name"], "summarised: time, model calls", f"{res['seconds']:.0f} s ({res['turns'] / max(res['seconds'], 1e-9):.2f} turns/s); "
+                     f"{calls} calls = {calls / max(res['turns'], 1):.2f} a turn"])
         for k, v in res["recall"].items():
             rows.append([res["name"], f"recall@5: {k}", f"{v:.3f} ({res['questions']} questions)"])
         rec = res["recall"]
