@@ -255,26 +255,40 @@ pub fn truncate_for_message(s: &str, max_chars: usize) -> String {
     }
 }
 
+/// A test double: answers every call with the same text and counts the calls.
+#[cfg(test)]
+pub(crate) struct Fixed(pub String, pub std::sync::atomic::AtomicUsize);
+
+#[cfg(test)]
+impl Fixed {
+    pub fn new(text: &str) -> Self {
+        Fixed(text.into(), Default::default())
+    }
+    pub fn calls(&self) -> usize {
+        self.1.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+impl MemoryModel for Fixed {
+    fn describe(&self) -> String {
+        "fixed".into()
+    }
+    fn model_id(&self) -> String {
+        "fixed".into()
+    }
+    fn preflight(&self) -> Result<(), ModelError> {
+        Ok(())
+    }
+    fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Reply { text: self.0.clone(), usage: Usage::default() })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Fixed(String);
-
-    impl MemoryModel for Fixed {
-        fn describe(&self) -> String {
-            "fixed".into()
-        }
-        fn model_id(&self) -> String {
-            "fixed".into()
-        }
-        fn preflight(&self) -> Result<(), ModelError> {
-            Ok(())
-        }
-        fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
-            Ok(Reply { text: self.0.clone(), usage: Usage::default() })
-        }
-    }
 
     fn request(max_tokens: u32) -> Request {
         Request { messages: vec![Message::user("x")], temperature: 0.0, max_tokens, stop: vec![] }
@@ -293,7 +307,7 @@ mod tests {
 
     #[test]
     fn a_reply_far_longer_than_max_tokens_allows_is_a_bad_reply() {
-        let long = Fixed("word ".repeat(1000));
+        let long = Fixed::new(&"word ".repeat(1000));
         assert!(
             matches!(complete(&long, &request(200)), Err(ModelError::BadReply(m)) if m.contains("max_tokens (200)"))
         );

@@ -197,26 +197,7 @@ fn count_attempt(store: &mut Store, item: &L2Item, why: &str, opts: &PassOptions
 mod tests {
     use super::*;
     use crate::config::Summaries;
-    use std::sync::atomic::AtomicUsize;
-
-    /// Answers every call with the same text and counts the calls.
-    struct Same(&'static str, AtomicUsize);
-
-    impl MemoryModel for Same {
-        fn describe(&self) -> String {
-            "same".into()
-        }
-        fn model_id(&self) -> String {
-            "same".into()
-        }
-        fn preflight(&self) -> Result<(), ModelError> {
-            Ok(())
-        }
-        fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
-            self.1.fetch_add(1, Ordering::Relaxed);
-            Ok(Reply { text: self.0.into(), usage: Default::default() })
-        }
-    }
+    use crate::llm::Fixed;
 
     fn item(id: i64) -> L2Item {
         L2Item {
@@ -233,23 +214,23 @@ mod tests {
     #[test]
     fn a_rejected_reply_is_asked_again_until_retries_stop_paying_off() {
         let opts = PassOptions::new("me".into(), Summaries::default());
-        let model = Same(INVENTED, AtomicUsize::new(0));
+        let model = Fixed::new(INVENTED);
         for id in 0..RETRY_PROBE as i64 {
             let (reply, origin) = summarize_turn(&model, &item(id), &opts).unwrap();
             assert_eq!(origin, "extractive");
             assert!(reply.text.contains("restic"), "{}", reply.text);
         }
-        assert_eq!(model.1.load(Ordering::Relaxed), 2 * RETRY_PROBE as usize, "two calls a turn while probing");
+        assert_eq!(model.calls(), 2 * RETRY_PROBE as usize, "two calls a turn while probing");
         assert_eq!(opts.retries.counts(), (RETRY_PROBE, 0));
         // None of the retries passed: the next turns cost one call each and
         // still get their extractive sentence.
         let (_, origin) = summarize_turn(&model, &item(99), &opts).unwrap();
         assert_eq!(origin, "extractive");
-        assert_eq!(model.1.load(Ordering::Relaxed), 2 * RETRY_PROBE as usize + 1);
+        assert_eq!(model.calls(), 2 * RETRY_PROBE as usize + 1);
         // Another pass starts probing afresh.
         let fresh = PassOptions::new("me".into(), Summaries::default());
         summarize_turn(&model, &item(100), &fresh).unwrap();
-        assert_eq!(model.1.load(Ordering::Relaxed), 2 * RETRY_PROBE as usize + 3);
+        assert_eq!(model.calls(), 2 * RETRY_PROBE as usize + 3);
     }
 
     #[test]
@@ -272,12 +253,10 @@ mod tests {
     #[test]
     fn a_good_first_reply_costs_one_call_and_is_the_models() {
         let opts = PassOptions::new("me".into(), Summaries::default());
-        let model = Same(
-            "The user asked how to back up /srv with restic; the assistant suggested a nightly cron job.",
-            AtomicUsize::new(0),
-        );
+        let model =
+            Fixed::new("The user asked how to back up /srv with restic; the assistant suggested a nightly cron job.");
         let (reply, origin) = summarize_turn(&model, &item(1), &opts).unwrap();
-        assert_eq!((origin, model.1.load(Ordering::Relaxed)), ("model", 1));
+        assert_eq!((origin, model.calls()), ("model", 1));
         assert!(reply.text.contains("nightly cron job"), "{}", reply.text);
         assert_eq!(opts.retries.counts(), (0, 0), "no retry was asked");
     }
