@@ -224,7 +224,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
         'ragger;search' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Number of results')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Number of results')
-            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only this level (2 turn, 3 session, 4 project)')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only this level: 2 turn summaries (searched only when asked for), 3 session segments (and the turns they hold), 4 project summaries')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)')

@@ -210,7 +210,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
         &'ragger;search'= {
             cand -n 'Number of results'
             cand --limit 'Number of results'
-            cand --level 'Only this level (2 turn, 3 session, 4 project)'
+            cand --level 'Only this level: 2 turn summaries (searched only when asked for), 3 session segments (and the turns they hold), 4 project summaries'
             cand --session 'Only this session'
             cand --project 'Only this project'
             cand --since 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)'

@@ -181,7 +181,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand projects" -s v -l verbose 
 complete -c ragger -n "__fish_ragger_using_subcommand projects" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand projects" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand search" -s n -l limit -d 'Number of results' -r
-complete -c ragger -n "__fish_ragger_using_subcommand search" -l level -d 'Only this level (2 turn, 3 session, 4 project)' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l level -d 'Only this level: 2 turn summaries (searched only when asked for), 3 session segments (and the turns they hold), 4 project summaries' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l session -d 'Only this session' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l project -d 'Only this project' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l since -d 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)' -r
