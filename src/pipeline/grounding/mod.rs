@@ -10,7 +10,10 @@
 //!   with the memory benchmark), or repeats a sentence;
 //! - echoes the instructions of the prompt, or copies a worked example;
 //! - shares too few content words with its sources (it is about something
-//!   else).
+//!   else);
+//! - negates where its sources never do, or judges ("impractical",
+//!   "unsafe", "avoid") where they do not: the words that turn a
+//!   recommendation around.
 
 use std::collections::HashSet;
 
@@ -102,6 +105,25 @@ const META_WORDS: &[&str] = &[
     "use",
 ];
 
+/// Words that say no. A reply with one, from sources without any, turned
+/// a statement around.
+const NEGATIONS: &[&str] = &["not", "no", "never", "nothing", "none", "nobody", "neither", "nor", "cannot", "without"];
+
+/// Words that judge a suggestion. A reply with one its sources do not have
+/// (compared by stem) made the judgement up: SmolLM2-135M wrote "the
+/// assistant explained that using restic backup with a cron job would be
+/// impractical" of a turn that recommended exactly that.
+#[rustfmt::skip]
+const JUDGEMENTS: &[&str] = &[
+    "impractical", "impossible", "unnecessary", "unsafe", "insecure", "unreliable", "inefficient", "useless",
+    "pointless", "wrong", "bad", "risky", "dangerous", "harmful", "avoid", "avoided", "avoiding", "discouraged",
+    "inadvisable", "unwise", "problematic",
+];
+
+fn negates(words: &[String]) -> bool {
+    words.iter().any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") || w.ends_with("n\u{2019}t"))
+}
+
 #[rustfmt::skip]
 const STOP_WORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "for", "with", "by",
@@ -157,6 +179,18 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
         return Some(format!("the reply names what its sources do not: {}", invented.join(", ")));
     }
     let reply_words = words(reply);
+    if negates(&reply_words) && !negates(&words(&source_text)) {
+        return Some("the reply negates where its sources never do".into());
+    }
+    let source_stems: HashSet<String> = source_words.iter().map(|w| stem(w)).collect();
+    let judged: Vec<&str> = JUDGEMENTS
+        .iter()
+        .filter(|j| reply_words.iter().any(|w| w == *j) && !source_stems.contains(&stem(j)))
+        .copied()
+        .collect();
+    if !judged.is_empty() {
+        return Some(format!("the reply judges where its sources do not: {}", judged.join(", ")));
+    }
     for example in examples {
         if let Some(gram) = copied(&reply_words, &words(example), &source_words) {
             return Some(format!("the reply copies a worked example ({gram:?})"));

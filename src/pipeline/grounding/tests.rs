@@ -150,3 +150,21 @@ fn key_terms_keep_identifiers_names_and_measures() {
     let t = key_terms(["restic backup /srv", "restic check", "restic forget --keep-daily 7"], 40);
     assert_eq!(t[0], "restic", "{t:?}");
 }
+
+#[test]
+fn a_reply_that_turns_the_recommendation_around_fails() {
+    // SmolLM2-135M's L2 of the demo's first turn, stored before this check.
+    let r = "The user asked how to back up a home server's /srv folder every night; the assistant explained that using restic backup with a cron job would be impractical.";
+    let why = check(r, &[TURN], &[]).expect("a made-up judgement");
+    assert!(why.contains("judges") && why.contains("impractical"), "{why}");
+    let r = "The user asked how to back up /srv every night; the assistant said restic should not run from a cron job.";
+    let why = check(r, &[TURN], &[]).expect("a made-up negation");
+    assert!(why.contains("negates"), "{why}");
+}
+
+#[test]
+fn a_negation_or_judgement_the_sources_make_may_be_kept() {
+    let turn = "User: Should I run restic as root?\n\nAssistant: Avoid running it as root; it is risky. Do not give the backup user a login shell.";
+    let r = "The user asked whether to run restic as root; the assistant said to avoid it as risky and not to give the backup user a login shell.";
+    assert_eq!(check(r, &[turn], &[]), None);
+}
