@@ -217,7 +217,7 @@ pub fn search(
 fn keyword_stems(store: &Store, key: Key) -> Result<std::collections::HashSet<String>> {
     let (text, at) = rows::text_of(store, key.0, key.1)?;
     let mut have = stems(&text);
-    if let (Kind::Turn, Some(at)) = (key.0, at) {
+    if let Some(at) = at {
         have.extend(date_words(at).iter().map(|w| stem(w)));
     }
     Ok(have)

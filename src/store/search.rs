@@ -99,10 +99,10 @@ pub fn keyword_candidates(store: &Store, q: &str, f: &Filters, k: usize) -> Resu
 }
 
 /// The text a candidate's words are looked for in ("" when it is gone),
-/// and for a turn or its L2 the turn's time.
+/// and for a raw turn the time it was said.
 pub fn text_of(store: &Store, kind: Kind, id: i64) -> Result<(String, Option<i64>)> {
     let sql = match kind {
-        Kind::L2 => "SELECT coalesce(l2, ''), at FROM turns WHERE id = ?1",
+        Kind::L2 => "SELECT coalesce(l2, ''), NULL FROM turns WHERE id = ?1",
         Kind::Summary => "SELECT content || ' ' || coalesce(key_terms, ''), NULL FROM summaries WHERE id = ?1",
         Kind::Turn => "SELECT user_text || ' ' || assistant_text, at FROM turns WHERE id = ?1",
     };

@@ -120,8 +120,8 @@ const JUDGEMENTS: &[&str] = &[
     "inadvisable", "unwise", "problematic",
 ];
 
-fn negates(words: &[String]) -> bool {
-    words.iter().any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") || w.ends_with("n\u{2019}t"))
+fn negates<'a>(mut words: impl Iterator<Item = &'a String>) -> bool {
+    words.any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") || w.ends_with("n\u{2019}t"))
 }
 
 #[rustfmt::skip]
@@ -179,7 +179,7 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
         return Some(format!("the reply names what its sources do not: {}", invented.join(", ")));
     }
     let reply_words = words(reply);
-    if negates(&reply_words) && !negates(&words(&source_text)) {
+    if negates(reply_words.iter()) && !negates(source_words.iter()) {
         return Some("the reply negates where its sources never do".into());
     }
     let source_stems: HashSet<String> = source_words.iter().map(|w| stem(w)).collect();
@@ -203,8 +203,7 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
     // Word overlap means nothing for scripts written without spaces (a
     // Chinese clause is one "word"): there only the terms are checked.
     if !content.is_empty() && !unspaced(reply) {
-        let stems: HashSet<String> = source_words.iter().map(|w| stem(w)).collect();
-        let shared = content.iter().filter(|w| stems.contains(&stem(w))).count();
+        let shared = content.iter().filter(|w| source_stems.contains(&stem(w))).count();
         let share = shared as f32 / content.len() as f32;
         if share < MIN_OVERLAP {
             return Some(format!("the reply shares too little with its sources ({:.0}% of its words)", share * 100.0));
