@@ -13,7 +13,8 @@ const LABEL_WORDS: &[&str] = &[
     "here", "here's", "is", "the", "a", "an", "my", "your", "this", "sure", "okay", "ok", "of",
     "updated", "update", "new", "revised", "merged", "running", "current", "final", "combined",
     "session", "turn", "project", "conversation", "short", "brief", "concise", "one-sentence",
-    "one", "sentence", "summary", "answer", "response", "output", "result",
+    "one", "sentence", "summary", "answer", "response", "output", "result", "user", "user's", "question",
+    "request", "discussion", "chat", "exchange", "following", "below",
 ];
 /// A label must contain one of these, so "Sure, here is" alone stays.
 const LABEL_KEYS: &[&str] = &["summary", "answer", "response", "output", "result"];
@@ -480,6 +481,8 @@ mod tests {
         assert_eq!(clean_reply("## Session summary\nThe user left."), "The user left.");
         assert_eq!(clean_reply("Summary: \"The user left.\""), "The user left.");
         assert_eq!(clean_reply("\"Summary: The user left.\""), "The user left.");
+        // SmolLM2-135M's lead-in to the demo's first L3.
+        assert_eq!(clean_reply("Here is the summary of the user's question: The user left."), "The user left.");
     }
 
     #[test]

@@ -32,6 +32,7 @@ use crate::store::Store;
 use score::{coverage, dot_blob, query_terms, stem, stems};
 
 pub use crate::store::search::Filters;
+pub use score::is_stopword;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Weights {

@@ -16,6 +16,11 @@ fn stopwords() -> &'static HashSet<&'static str> {
     SET.get_or_init(|| stop_words::get("en").iter().copied().collect())
 }
 
+/// Whether a lower-cased word is one of NLTK's English stopwords.
+pub fn is_stopword(word: &str) -> bool {
+    stopwords().contains(word)
+}
+
 fn stemmer() -> &'static Stemmer {
     static STEMMER: OnceLock<Stemmer> = OnceLock::new();
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))

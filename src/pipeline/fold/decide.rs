@@ -89,7 +89,7 @@ pub fn decide(
                 Written { model: input.copy_model.to_string(), prompt_version: prompts::COPY_VERSION, origin: "copy" };
             return Ok(Decision::Start { content: items[0].trim().to_string(), written, reason, score });
         }
-        let check = |text: &str| grounding::check(text, items, &examples);
+        let check = |text: &str| grounding::check_fold(text, None, items, &examples);
         match grounded(prompts::fresh(input.scope, items, s.max_input_chars), &check, false) {
             Ok(Some((content, model))) => {
                 let written = Written { model, prompt_version: prompts::FRESH_VERSION, origin: "model" };
@@ -116,7 +116,7 @@ pub fn decide(
     }
     let Some(run) = input.run else { return start(StartReason::First, None) };
     let votes = opts.segment.model_votes;
-    let check = |text: &str| grounding::check_merge(text, &run.content, items, &examples);
+    let check = |text: &str| grounding::check_fold(text, Some(&run.content), items, &examples);
     match grounded(prompts::merge(input.scope, &run.content, items, s.max_input_chars, votes), &check, votes) {
         Ok(Some((text, _))) if verdict::is_topic_shift(&text) => start(StartReason::ModelNoMerge, None),
         Ok(Some((content, model))) => Ok(Decision::Update {

@@ -6,6 +6,7 @@
 //! - names a number, identifier (path, flag, URL, snake_case, CamelCase,
 //!   ALL-CAPS, `code`, "quoted text") or name (a capitalised word inside a
 //!   sentence) that its sources do not contain;
+//! - only asks (every sentence a question) instead of telling;
 //! - loops (a run of words repeated: the definition in [`loops`], shared
 //!   with the memory benchmark), or repeats a sentence;
 //! - echoes the instructions of the prompt, or copies a worked example;
@@ -170,6 +171,9 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
             return Some(format!("the reply echoes the prompt ({echo:?})"));
         }
     }
+    if only_asks(reply) {
+        return Some("the reply asks instead of telling what was said".into());
+    }
     if let Some(run) = looping(reply) {
         return Some(format!("the reply loops ({run:?} repeated)"));
     }
@@ -213,17 +217,21 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
 }
 
 /// [`check`] for a fold's reply, which must also keep something of each of
-/// its parts: the running summary and the new items (a merge that drops
-/// either lost memory).
-pub fn check_merge(reply: &str, running: &str, items: &[&str], examples: &[&str]) -> Option<String> {
-    let mut sources = vec![running];
+/// its parts (a merge that drops one lost memory): of the running summary
+/// when there is one, of the new material as a whole, and of each new item
+/// — a word of its own, one that neither the running summary nor another
+/// item has — save at most one item in four.
+pub fn check_fold(reply: &str, running: Option<&str>, items: &[&str], examples: &[&str]) -> Option<String> {
+    let mut sources: Vec<&str> = running.into_iter().collect();
     sources.extend_from_slice(items);
     if let Some(why) = check(reply, &sources, examples) {
         return Some(why);
     }
-    let reply_stems: HashSet<String> = content_words(reply).iter().map(|w| stem(w)).collect();
-    for (what, part) in [("running summary", running.to_string()), ("new material", items.join(" "))] {
-        let stems: HashSet<String> = content_words(&part).iter().map(|w| stem(w)).collect();
+    let stems_of = |text: &str| -> HashSet<String> { content_words(text).iter().map(|w| stem(w)).collect() };
+    let reply_stems = stems_of(reply);
+    let parts = running.map(|r| ("running summary", r.to_string())).into_iter();
+    for (what, part) in parts.chain([("new material", items.join(" "))]) {
+        let stems = stems_of(&part);
         let kept = stems.iter().filter(|s| reply_stems.contains(*s)).count();
         // At least a quarter of each part's words (two for a short one).
         let need = (stems.len() / 4).max(2).min(stems.len());
@@ -231,7 +239,30 @@ pub fn check_merge(reply: &str, running: &str, items: &[&str], examples: &[&str]
             return Some(format!("the reply drops the {what}"));
         }
     }
+    let item_stems: Vec<HashSet<String>> = items.iter().map(|i| stems_of(i)).collect();
+    let running_stems = running.map(stems_of).unwrap_or_default();
+    let dropped: Vec<usize> = (0..items.len())
+        .filter(|&i| {
+            let own: Vec<&String> = item_stems[i]
+                .iter()
+                .filter(|s| !running_stems.contains(*s))
+                .filter(|s| item_stems.iter().enumerate().all(|(j, other)| j == i || !other.contains(*s)))
+                .collect();
+            !own.is_empty() && !own.iter().any(|s| reply_stems.contains(*s))
+        })
+        .collect();
+    if dropped.len() > items.len() / 4 {
+        let which: Vec<String> = dropped.iter().map(|i| (i + 1).to_string()).collect();
+        return Some(format!("the reply drops new item(s) {} of {}", which.join(", "), items.len()));
+    }
     None
+}
+
+/// Whether every sentence of a reply is a question: a summary tells what
+/// was said; SmolLM2-135M sometimes restates the user's question instead.
+fn only_asks(reply: &str) -> bool {
+    let reply = reply.trim();
+    reply.ends_with('?') && !reply.split(['.', '!']).rev().skip(1).any(|head| !head.trim().is_empty())
 }
 
 /// Whether most letters of a text belong to scripts written without

@@ -125,7 +125,12 @@ pub fn key_terms<'a>(texts: impl IntoIterator<Item = &'a str>, max: usize) -> Ve
     // case, the dish, the library): content words said three times or more.
     let mut counts: Vec<(String, usize)> = Vec::new();
     for w in texts.iter().flat_map(|t| words(t)) {
-        if w.chars().count() < 4 || is_stop_word(&w) || META_WORDS.contains(&w.as_str()) {
+        // NLTK's stopwords too: "until" is said three times in the demo's bread turns.
+        if w.chars().count() < 4
+            || is_stop_word(&w)
+            || crate::search::is_stopword(&w)
+            || META_WORDS.contains(&w.as_str())
+        {
             continue;
         }
         match counts.iter_mut().find(|(c, _)| *c == w) {

@@ -112,9 +112,55 @@ fn a_merge_must_keep_both_parts() {
     let new = ["The user asked about sourdough hydration; the assistant suggested 70% water."];
     let both =
         "The user set up restic backups of /srv to a USB disk, then asked about sourdough hydration at 70% water.";
-    assert_eq!(check_merge(both, running, &new, &[]), None);
+    assert_eq!(check_fold(both, Some(running), &new, &[]), None);
     let dropped = "The user asked about sourdough hydration; the assistant suggested 70% water.";
-    assert!(check_merge(dropped, running, &new, &[]).unwrap().contains("running summary"));
+    assert!(check_fold(dropped, Some(running), &new, &[]).unwrap().contains("running summary"));
+}
+
+/// The demo's three bread turns, as their extractive L2s.
+const BREAD: [&str; 3] = [
+    "The user asked: Different question: my sourdough bread comes out dense. Why? The assistant answered: Usually the starter is too weak or the dough is under-proofed; feed the starter until it doubles in 4-6 hours and let the dough rise until it grows by half.",
+    "The user asked: What hydration should I use for a first sourdough loaf? The assistant answered: Start around 70% hydration: 700 g water per kilo of flour is easy to handle; go wetter once shaping feels comfortable.",
+    "The user asked: How long should I bake it and at what temperature? The assistant answered: Bake in a preheated Dutch oven at 250 C for 20 minutes with the lid on, then 20-25 minutes at 230 C with the lid off until deep brown.",
+];
+
+#[test]
+fn a_fold_that_keeps_one_turn_of_three_drops_the_others() {
+    // SmolLM2-135M's L3 of the demo's bread segment, stored before this rule.
+    let one = "The user asked: What hydration should I use for a first sourdough loaf? The assistant answered: Start around 70% hydration; go wetter once shaping feels comfortable.";
+    assert_eq!(check(one, &BREAD, &[]), None, "every word of it is in the turns");
+    let why = check_fold(one, None, &BREAD, &[]).expect("two turns of three are gone");
+    assert!(why.contains("drops the new material"), "{why}");
+    let two = "The user's sourdough bread came out dense: the starter was too weak and the dough under-proofed, so the assistant suggested feeding the starter until it doubles in 4-6 hours. For a first loaf it suggested 70% hydration, 700 g water per kilo of flour, wetter once shaping feels comfortable.";
+    let why = check_fold(two, None, &BREAD, &[]).expect("the baking turn is gone");
+    assert!(why.contains("drops new item(s) 3 of 3"), "{why}");
+    let all = "The user's sourdough bread came out dense: the starter was too weak and the dough under-proofed, so the assistant suggested feeding the starter until it doubles. For a first loaf it suggested 70% hydration, 700 g water per kilo of flour, then baking in a preheated Dutch oven at 250 C for 20 minutes with the lid on.";
+    assert_eq!(check_fold(all, None, &BREAD, &[]), None);
+    let running = "The user backs up /srv nightly with restic.";
+    let merged = format!("{running} {all}");
+    assert_eq!(check_fold(&merged, Some(running), &BREAD, &[]), None);
+}
+
+#[test]
+fn a_long_fold_may_leave_out_one_item_in_four() {
+    let items = [
+        "The user asked about restic backups of /srv.",
+        "The assistant said restic encrypts with a password file.",
+        "The user asked how to test a restore into /tmp.",
+        "The assistant suggested a weekly check with diff.",
+    ];
+    let three = "The user runs restic backups of /srv, encrypted with a password file, and tests a restore into /tmp.";
+    assert_eq!(check_fold(three, None, &items, &[]), None, "one of four may go");
+    let two = "The user runs restic backups of /srv and tests a restore into /tmp.";
+    assert!(check_fold(two, None, &items, &[]).unwrap().contains("drops new item(s) 2, 4 of 4"));
+}
+
+#[test]
+fn a_reply_that_only_asks_fails() {
+    let q = "How should the user back up the /srv folder every night?";
+    assert!(check(q, &[TURN], &[]).unwrap().contains("asks"));
+    let told = "The user asked how to back up /srv every night? The assistant suggested restic with a cron job.";
+    assert_eq!(check(told, &[TURN], &[]), None);
 }
 
 #[test]
