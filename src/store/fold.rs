@@ -150,10 +150,10 @@ fn write_l3(tx: &Transaction<'_>, sid: i64, c: &FoldCommit<'_>, now: i64) -> Res
     Ok(target)
 }
 
-/// An L4 fold: the completed L3 goes into its project's running summary
-/// (or a new one).
+/// An L4 fold: the completed L3s go into their project's running summary
+/// (or a new one), whose range then ends at the last of them.
 fn write_l4(tx: &Transaction<'_>, project: &str, c: &FoldCommit<'_>, now: i64) -> Result<i64> {
-    let item = c.items[0];
+    let (first, last) = (c.items[0], *c.items.last().expect("a fold has items"));
     let target = match &c.change {
         Change::Update { content, written, key_terms } => {
             let (id, _) = c.expected.expect("an update has a running summary");
@@ -166,7 +166,7 @@ fn write_l4(tx: &Transaction<'_>, project: &str, c: &FoldCommit<'_>, now: i64) -
                     id,
                     content,
                     estimate_tokens(content),
-                    item,
+                    last,
                     now,
                     written.model,
                     written.prompt_version,
@@ -183,27 +183,30 @@ fn write_l4(tx: &Transaction<'_>, project: &str, c: &FoldCommit<'_>, now: i64) -
             tx.query_row(
                 "INSERT INTO summaries (level, project, status, content, tokens, first_l3_id, last_l3_id,
                         model, prompt_version, created_at, updated_at, start_reason, key_terms, origin)
-                 VALUES (4, ?1, 'running', ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10) RETURNING id",
+                 VALUES (4, ?1, 'running', ?2, ?3, ?4, ?11, ?5, ?6, ?7, ?7, ?8, ?9, ?10) RETURNING id",
                 params![
                     project,
                     content,
                     estimate_tokens(content),
-                    item,
+                    first,
                     written.model,
                     written.prompt_version,
                     now,
                     reason,
                     key_terms,
-                    written.origin
+                    written.origin,
+                    last
                 ],
                 |r| r.get::<_, i64>(0),
             )?
         }
     };
-    tx.execute(
+    let mut done = tx.prepare_cached(
         "UPDATE summaries SET l4_id = ?2, l4_state = 'done', lease_owner = NULL, lease_expires = NULL WHERE id = ?1",
-        params![item, target],
     )?;
+    for item in c.items {
+        done.execute(params![item, target])?;
+    }
     Ok(target)
 }
 
@@ -229,6 +232,12 @@ pub fn count_fold_failure(store: &mut Store, key: &FoldKey, items: &[i64], why: 
                  WHERE id = ?1 AND lease_owner = ?3",
                 params![items[0], why, owner],
             )?;
+            let mut release = tx.prepare_cached(
+                "UPDATE summaries SET lease_owner = NULL, lease_expires = NULL WHERE id = ?1 AND lease_owner = ?2",
+            )?;
+            for id in &items[1..] {
+                release.execute(params![id, owner])?;
+            }
         }
     }
     tx.commit()?;
@@ -359,6 +368,33 @@ mod tests {
         assert_eq!(running(&store, &key).unwrap().unwrap().id, new);
         // Folded already: a second commit of the same L3 is refused.
         assert_eq!(commit(&mut store, &key, &[l3b], Some((new, 1)), start("again")), None);
+    }
+
+    #[test]
+    fn a_projects_waiting_l3s_are_taken_together_while_they_fit() {
+        use crate::store::summaries::next_l4_items;
+        use std::collections::HashSet;
+        let mut store = session(3);
+        let mut l3s = Vec::new();
+        for (turn, text) in [(1, "a".repeat(40)), (2, "b".repeat(40)), (3, "c".repeat(40))] {
+            let expected = l3s.last().map(|&id| (id, 1));
+            let id = commit(&mut store, &FoldKey::Session(1), &[turn], expected, start(&text)).unwrap();
+            l3s.push(id);
+        }
+        // The last one is still running: only completed L3s wait.
+        let tx = store.write().unwrap();
+        complete_l3(&tx, l3s[0], 1).unwrap();
+        complete_l3(&tx, l3s[1], 1).unwrap();
+        tx.commit().unwrap();
+        let ids = |skip: &HashSet<i64>, max: usize, budget: usize| -> Vec<i64> {
+            next_l4_items(&store, None, "me", skip, max, budget).unwrap().iter().map(|i| i.id).collect()
+        };
+        let none = HashSet::new();
+        assert_eq!(ids(&none, 64, 100), vec![l3s[0], l3s[1]]);
+        assert_eq!(ids(&none, 64, 50), vec![l3s[0]], "the second does not fit");
+        assert_eq!(ids(&none, 64, 10), vec![l3s[0]], "the first is always taken");
+        assert_eq!(ids(&none, 1, 100), vec![l3s[0]], "at most max");
+        assert_eq!(ids(&HashSet::from([l3s[0]]), 64, 100), vec![l3s[1]]);
     }
 
     #[test]

@@ -80,17 +80,27 @@ pub struct L4Item {
     pub key_terms: String,
 }
 
-/// The first completed L3 (of `session`, if given) waiting for its L4
-/// fold and free to claim, passing over the rows in `skip`.
-pub fn next_l4_item(store: &Store, session: Option<i64>, owner: &str, skip: &HashSet<i64>) -> Result<Option<L4Item>> {
+/// The completed L3s waiting for their project's L4 fold and free to
+/// claim, passing over the rows in `skip`: the first of them (of
+/// `session`, if given), then the next ones of the same project in id
+/// order while their texts fit `budget` characters (the first always
+/// counts), at most `max` rows. A project's backlog thus folds in as few
+/// calls as the prompt allows.
+pub fn next_l4_items(
+    store: &Store,
+    session: Option<i64>,
+    owner: &str,
+    skip: &HashSet<i64>,
+    max: usize,
+    budget: usize,
+) -> Result<Vec<L4Item>> {
     let mut stmt = store.conn.prepare_cached(&format!(
         "SELECT id, project, content, model, attempts, key_terms FROM summaries
          WHERE {PENDING_L4} AND (:session IS NULL OR session_id = :session) AND {FREE}
+           AND (:project IS NULL OR project = :project)
          ORDER BY id LIMIT :want"
     ))?;
-    let want = 1 + skip.len() as i64;
-    let args = rusqlite::named_params! { ":session": session, ":owner": owner, ":now": now_ms(), ":want": want };
-    let rows = stmt.query_map(args, |r| {
+    let read = |r: &rusqlite::Row<'_>| {
         Ok(L4Item {
             id: r.get(0)?,
             project: r.get(1)?,
@@ -99,14 +109,34 @@ pub fn next_l4_item(store: &Store, session: Option<i64>, owner: &str, skip: &Has
             attempts: r.get(4)?,
             key_terms: r.get(5)?,
         })
-    })?;
-    for row in rows {
+    };
+    let want = max.max(1) as i64 + skip.len() as i64;
+    let first_args = rusqlite::named_params! { ":session": session, ":owner": owner, ":now": now_ms(), ":want": want, ":project": None::<String> };
+    let mut first = None;
+    for row in stmt.query_map(first_args, read)? {
         let row = row?;
         if !skip.contains(&row.id) {
-            return Ok(Some(row));
+            first = Some(row);
+            break;
         }
     }
-    Ok(None)
+    let Some(first) = first else { return Ok(Vec::new()) };
+    let project = first.project.clone();
+    let mut used = first.content.chars().count();
+    let mut out = vec![first];
+    let args = rusqlite::named_params! { ":session": session, ":owner": owner, ":now": now_ms(), ":want": want, ":project": project };
+    for row in stmt.query_map(args, read)? {
+        let row = row?;
+        if out.len() >= max || row.id <= out[0].id || skip.contains(&row.id) {
+            continue;
+        }
+        used += row.content.chars().count();
+        if used > budget {
+            break;
+        }
+        out.push(row);
+    }
+    Ok(out)
 }
 
 /// Mark a running L3 complete; if its session has a project it now waits

@@ -245,6 +245,38 @@ fn completed_session_summaries_fold_into_the_project_summary() {
 }
 
 #[test]
+fn a_projects_backlog_of_session_summaries_folds_in_one_call() {
+    let server = topic_server();
+    // A model without a vote folds backlogs in batches (a voting model
+    // judges each item on its own).
+    let env = Env::new().with_server(&server).with_config("[summaries]\nsegmenter = \"off\"");
+    let at = minutes_ago(30);
+    capture_topics(&env, "s1", &["db", "db"], &["--project", "app", "--at", &at]);
+    capture_topics(&env, "s2", &["ui", "ui"], &["--project", "app", "--at", &at]);
+    capture_topics(&env, "s3", &["db"], &["--project", "other", "--at", &at]);
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!(r["summarized"]["l4_folds"], 2, "one fold per project: {r}");
+    let project_prompts = server.chat_requests().iter().filter(|q| q.user().contains("session summaries")).count();
+    assert_eq!(project_prompts, 1, "app's two L3s in one prompt; other's one L3 is copied");
+    let conn = env.sql();
+    let (l4s, l3s): (i64, i64) = conn
+        .query_row(
+            "SELECT count(DISTINCT l4_id), count(*) FROM summaries WHERE level = 3 AND project = 'app' AND l4_state = 'done'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((l4s, l3s), (1, 2), "both of app's L3s went into one L4");
+    let (first, last): (i64, i64) = conn
+        .query_row("SELECT first_l3_id, last_l3_id FROM summaries WHERE level = 4 AND project = 'app'", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert!(first < last, "the L4's range spans both L3s: {first}-{last}");
+    env.assert_check();
+}
+
+#[test]
 fn limit_and_session_restrict_the_pass() {
     let server = topic_server();
     let env = Env::new().with_server(&server);

@@ -38,9 +38,9 @@ pub use session::l3_step;
 /// A claimed fold of either scope: what the engine decides and commits.
 struct Fold {
     key: FoldKey,
-    /// The items claimed: turns in fold order (L3), or one L3 row (L4).
+    /// The items claimed: turns in fold order (L3), or L3 rows (L4).
     ids: Vec<i64>,
-    /// Their texts: the turns' L2s, or the L3's content.
+    /// Their texts: the turns' L2s, or the L3s' contents.
     items: Vec<String>,
     /// The model id of the items (a copy keeps it).
     copy_model: String,
@@ -56,8 +56,8 @@ struct Fold {
 enum NewTerms {
     /// Extracted from these texts (the turns of an L3 fold).
     Texts(Vec<String>),
-    /// The folded summary's own key terms (an L4 fold).
-    Given(String),
+    /// The folded summaries' own key terms (an L4 fold).
+    Given(Vec<String>),
 }
 
 impl Fold {
@@ -98,17 +98,24 @@ impl Fold {
     /// A bad reply: not this fold again in this pass.
     fn skip(&self, skip: &mut Skip) {
         match self.key {
-            FoldKey::Session(sid) => skip.sessions.insert(sid),
-            FoldKey::Project(_) => skip.l3_rows.insert(self.ids[0]),
-        };
+            FoldKey::Session(sid) => {
+                skip.sessions.insert(sid);
+            }
+            FoldKey::Project(_) => skip.l3_rows.extend(&self.ids),
+        }
     }
     /// The key terms of the summary the fold writes: the running summary's
     /// (when it is updated) with the new ones added.
     fn key_terms(&self, running: Option<&str>) -> String {
         match (&self.terms, running) {
             (NewTerms::Texts(texts), running) => merge_terms(running.unwrap_or(""), texts.iter().map(String::as_str)),
-            (NewTerms::Given(terms), Some(running)) => merge_terms(running, [terms.as_str()]),
-            (NewTerms::Given(terms), None) => terms.clone(),
+            (NewTerms::Given(terms), running) => {
+                let mut out = running.unwrap_or("").to_string();
+                for t in terms {
+                    out = join_terms(&out, t.split("; "));
+                }
+                out
+            }
         }
     }
 }
@@ -235,10 +242,16 @@ const MAX_KEY_TERMS: usize = 48;
 
 /// A summary's key terms (`; `-separated) with those of new texts added.
 fn merge_terms<'a>(existing: &str, texts: impl IntoIterator<Item = &'a str>) -> String {
-    let old = existing.split("; ").filter(|t| !t.is_empty());
     let new: Vec<String> = grounding::key_terms(texts, MAX_KEY_TERMS);
+    join_terms(existing, new.iter().map(String::as_str))
+}
+
+/// Key terms (`; `-separated) with new ones added after them, without
+/// duplicates (case aside), at most [`MAX_KEY_TERMS`].
+fn join_terms<'a>(existing: &'a str, new: impl IntoIterator<Item = &'a str>) -> String {
+    let old = existing.split("; ");
     let mut out: Vec<String> = Vec::new();
-    for t in old.map(str::to_string).chain(new) {
+    for t in old.chain(new).filter(|t| !t.is_empty()).map(str::to_string) {
         if out.len() < MAX_KEY_TERMS && !out.iter().any(|o| o.eq_ignore_ascii_case(&t)) {
             out.push(t);
         }

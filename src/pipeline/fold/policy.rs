@@ -40,11 +40,17 @@ pub fn waits(opts: &PassOptions, gate: impl FnOnce() -> Result<Gate>) -> Result<
     Ok(!(g.idle || (g.session_tokens > s.threshold_tokens as i64 && g.new_l2s >= s.min_episodes as i64)))
 }
 
+/// The characters of new material a merge prompt takes: the half of
+/// `max_input_chars` the running summary does not.
+pub fn new_material_budget(max_input_chars: usize) -> usize {
+    max_input_chars - max_input_chars / 2
+}
+
 /// Cut a head to the turns whose L2s fit the new-material half of a merge
 /// prompt (the other half is the running summary's), so no turn of a batch
 /// is cut out of the prompt; the first turn always stays.
 pub fn fit_prompt(head: &mut Vec<FoldTurn>, max_input_chars: usize) {
-    let budget = max_input_chars - max_input_chars / 2;
+    let budget = new_material_budget(max_input_chars);
     let mut used = 0;
     let keep = head
         .iter()

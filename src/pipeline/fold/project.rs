@@ -9,8 +9,9 @@ use super::{claim, fold_claimed, policy, Fold, NewTerms};
 use crate::store::summaries::{self, FoldKey};
 use crate::store::Store;
 
-/// One L4 step: the fold of one completed L3 into its project's running
-/// summary.
+/// One L4 step: the fold of a project's completed L3s, as many as the
+/// batch size and the new-material half of the prompt allow, into its
+/// running summary.
 pub fn l4_step(
     store: &mut Store,
     slot: &mut ModelSlot<'_>,
@@ -19,24 +20,27 @@ pub fn l4_step(
     skip: &mut Skip,
     report: &mut Report,
 ) -> Result<Step> {
-    let Some(item) = summaries::next_l4_item(store, session, &opts.owner, &skip.l3_rows)? else {
+    let budget = policy::new_material_budget(opts.summaries.max_input_chars);
+    let items = summaries::next_l4_items(store, session, &opts.owner, &skip.l3_rows, policy::batch_size(opts), budget)?;
+    let Some(first) = items.first() else {
         return Ok(Step::Idle);
     };
-    if !claim(store, opts, Table::Summaries, &[item.id])? {
-        skip.l3_rows.insert(item.id);
+    let ids: Vec<i64> = items.iter().map(|i| i.id).collect();
+    if !claim(store, opts, Table::Summaries, &ids)? {
+        skip.l3_rows.extend(&ids);
         return Ok(Step::Done(0));
     }
-    let key = FoldKey::Project(item.project);
+    let key = FoldKey::Project(first.project.clone());
     let run = summaries::running(store, &key)?;
     let fold = Fold {
         key,
-        ids: vec![item.id],
-        items: vec![item.content],
-        copy_model: item.model,
-        attempts: item.attempts,
+        copy_model: first.model.clone(),
+        attempts: first.attempts,
         start: policy::forced_start(opts, run.as_ref(), false),
         run,
-        terms: NewTerms::Given(item.key_terms),
+        terms: NewTerms::Given(items.iter().map(|i| i.key_terms.clone()).collect()),
+        items: items.into_iter().map(|i| i.content).collect(),
+        ids,
     };
     fold_claimed(store, slot, opts, vec![fold], skip, report)
 }
