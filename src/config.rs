@@ -121,7 +121,7 @@ pub struct EmbedderConfig {
 
 impl Default for EmbedderConfig {
     fn default() -> Self {
-        EmbedderConfig { enabled: true, runtime_path: None, model_dir: None, batch_size: 32, threads: 0 }
+        EmbedderConfig { enabled: true, runtime_path: None, model_dir: None, batch_size: 4, threads: 0 }
     }
 }
 
