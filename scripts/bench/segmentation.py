@@ -32,9 +32,11 @@ PROG = "segmentation"
 
 # --- data ---------------------------------------------------------------------
 def build_turns(dialogue):
-    """Turns [(user, assistant)], reference boundaries (sorted turn indices)
-    and the same boundaries as (late, early) pairs, of one dialogue in the
-    Def-DTS format; see the README.
+    """Turns [(user, assistant)], reference boundaries (sorted turn indices),
+    the same boundaries as (late, early) pairs, and each turn's reference
+    segments (the number of the segment of its first and of its last
+    utterance, counting every boundary), of one dialogue in the Def-DTS
+    format; see the README.
 
     A boundary before a user utterance starts the turn of that utterance. A
     boundary before an agent utterance falls inside a turn, between its
@@ -42,32 +44,35 @@ def build_turns(dialogue):
     dropped when no turn follows), `refs` keeps both candidates, the next
     turn and the turn that holds it (early; None for a clean boundary or
     inside turn 0), for the scoring that accepts either (see `resolve`)."""
-    turns, refs, pending, inside = [], [], False, None
+    turns, refs, topics, pending, inside, seg = [], [], [], False, None, 0
     for part in dialogue.split("[NEWLINE]"):
         s = part.strip()
         if not s:
             continue
         if s == "[BOUNDARY]":
-            pending, inside = True, None
+            pending, inside, seg = True, None, seg + 1
             continue
         m = re.match(r"(user|agent)\s*:\s?(.*)$", s, re.S | re.I)
         role, text = (m.group(1).lower(), m.group(2).strip()) if m else ("agent", s)
         if role == "user":
             turns.append([text, ""])
+            topics.append([seg, seg])
             if pending and len(turns) > 1:
                 refs.append((len(turns) - 1, inside or None))
             pending, inside = False, None
         elif not turns:
             turns.append(["", text])
+            topics.append([seg, seg])
             pending = False  # a boundary before turn 0 is ignored
         else:
             if pending and inside is None:
                 inside = len(turns) - 1
             turns[-1][1] = (turns[-1][1] + "\n" + text).strip()
+            topics[-1][1] = seg
     if pending and inside:
         refs.append((None, inside))
     bounds = sorted({late for late, _ in refs if late is not None})
-    return [tuple(t) for t in turns], bounds, refs
+    return [tuple(t) for t in turns], bounds, refs, [tuple(t) for t in topics]
 
 
 def resolve(refs, hyp):
@@ -99,26 +104,45 @@ def load_set(path):
                 did, dialogue = str(obj["id"]), obj["dialogue"]
             except (ValueError, KeyError, TypeError) as e:
                 bl.die(PROG, f"{path}:{n}: not a {{\"id\",\"dialogue\"}} JSON object ({e})", 2)
-            turns, bounds, refs = build_turns(dialogue)
+            turns, bounds, refs, topics = build_turns(dialogue)
             if turns:
-                items.append({"id": did, "turns": turns, "bounds": bounds, "refs": refs})
+                items.append({"id": did, "turns": turns, "bounds": bounds, "refs": refs, "topics": topics})
     return items
 
 
-def joined_set(pool, count, seed, per=4):
-    """Sessions joining 2-3 unrelated conversations of `per` turns each,
-    boundaries only at the joins; seeded."""
+def one_topic(item, least=2, most=4):
+    """The turns of `item` that stand for one conversation in a joined
+    session: the first run of at least `least` turns that lie whole inside one
+    reference segment (no boundary between any two of its utterances, the
+    user's words and the agent's replies of every turn included), cut to its
+    first `most` turns; None when the dialogue has no such run."""
+    run = []
+    for i, (first, last) in enumerate(item["topics"]):
+        if run and (first != last or first != item["topics"][run[-1]][0]):
+            if len(run) >= least:
+                break
+            run = []
+        if first == last:
+            run.append(i)
+    return [item["turns"][t] for t in run[:most]] if len(run) >= least else None
+
+
+def joined_set(pool, count, seed):
+    """Sessions joining 2-3 conversations, each from another dialogue of
+    `pool` and one topic by that dialogue's own reference (`one_topic`: 2-4
+    turns), boundaries at the joins only; seeded. A dialogue without such a
+    run is left out of the draw."""
     rng = random.Random(seed)
-    pool = [d for d in pool if len(d["turns"]) >= per]
+    pieces = [(d["id"], t) for d in pool for t in [one_topic(d)] if t]
     out = []
     for i in range(count):
-        parts = rng.sample(pool, rng.choice([2, 3]))
+        parts = rng.sample(pieces, rng.choice([2, 3]))
         turns, bounds = [], []
-        for p in parts:
+        for _, p in parts:
             if turns:
                 bounds.append(len(turns))
-            turns.extend(p["turns"][:per])
-        out.append({"id": f"joined_{i}", "turns": turns, "bounds": bounds, "from": [p["id"] for p in parts]})
+            turns.extend(p)
+        out.append({"id": f"joined_{i}", "turns": turns, "bounds": bounds, "from": [d for d, _ in parts]})
     return out
 
 
@@ -223,7 +247,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--local", action="store_true", help="the embedded local memory model instead of the extractive server")
     ap.add_argument("--variant", action="append", default=[], help="TOML snippet (or @FILE) added to the config; repeatable; '' is the config default")
-    ap.add_argument("--joined", type=int, help="joined sessions to build (default: --limit, else 200; 0: none)")
+    ap.add_argument("--joined", type=int, help="joined sessions to build (default: --limit, else 200; 0: none); each joins 2-3 pieces of other dialogues, a piece being a dialogue's first run of 2-4 turns inside one reference segment")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1, help="CPU threads per process for the local model and the embedder (0: all cores)")
@@ -389,7 +413,10 @@ the agent's replies, one minute apart), summarised with `ragger summarize --once
 with `ragger show SESSION --json`: every L3 but the first starts at a predicted boundary. Memory
 model: {model}; the real embedder (all-MiniLM-L6-v2). Sets: `../shared/data/segmentation` (SuperDialseg
 and TIAGE validation splits, development data) and `joined`: {n_joined} sessions joining 2–3
-conversations of 4 turns each, drawn from those sets (seed {a.seed}), boundaries at the joins only.
+conversations, each from another dialogue of those sets (seed {a.seed}) and one topic by that dialogue's
+own reference: its first run of 2–4 turns (at most the first 4 of a longer run) that lie whole inside one
+reference segment, user words and replies alike (a dialogue without one is left out); boundaries at
+the joins only.
 F1, P, R: boundaries at the exact turn, summed over the set. Pk and WindowDiff (lower is better):
 window k = half the dialogue's mean true segment length, errors summed over all windows of the set.
 "even · odd": the same on the set's even- and odd-numbered dialogues, the two halves of the 2-fold

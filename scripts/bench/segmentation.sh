@@ -23,7 +23,13 @@
 #                  $'[summaries]\nsegmenter = "embedding"' (a literal \n
 #                  also works; @FILE reads a file); repeat to run several
 #                  variants in one go (default: the config default only)
-#   --joined N     joined sessions (default: --limit if given, else 200)
+#   --joined N     joined sessions (default: --limit if given, else 200):
+#                  each joins 2-3 pieces of different dialogues of the sets
+#                  (seeded by --seed), boundaries at the joins only; a piece
+#                  is one topic by its dialogue's own reference: the first
+#                  run of at least 2 turns (user words and replies) that lie
+#                  whole inside one reference segment, cut to 4 turns; a
+#                  dialogue without one gives no piece
 #   --jobs N       databases run in parallel (at most 2; default 2)
 #   --threads N    CPU threads per process, local model and embedder
 #                  (default 1: llama.cpp threads spin, and two processes

@@ -12,13 +12,14 @@
 //! - lexical novelty: how few of the content words (stemmed to their first
 //!   five letters) of the turns on both sides of the gap are shared;
 //! - the dialogue act: a user who answers the assistant's question (the
-//!   reply ended in "?", the user's message is no question) continues its
-//!   topic; every other message may move on;
+//!   reply ended in "?", the user's message is no question and no
+//!   greeting) continues its topic; every other message may move on;
 //! - the time gap inside the session: a long pause adds to the score but is
 //!   never a boundary on its own;
 //! - discourse cues in the user's words: "different question", "unrelated",
 //!   "by the way", or a greeting that opens a conversation ("Hi, ...")
-//!   raise the score.
+//!   raise the score. A greeting opens a conversation: it is never an
+//!   answer, and it may start a segment without a content word ("hi").
 //!
 //! A gap is a boundary when its score reaches a share of the highest score
 //! among the gaps around it and its topic signal reaches a floor. The model's NO_MERGE
@@ -170,7 +171,19 @@ pub fn announces_topic(user: &str) -> bool {
     let joined = format!(" {} ", words.join(" "));
     NEW_TOPIC_PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
         || words.windows(2).any(|w| NEW_TOPIC_ADJ.contains(&w[0].as_str()) && NEW_TOPIC_NOUN.contains(&w[1].as_str()))
-        || GREETINGS.iter().any(|g| joined.starts_with(&format!(" {g} ")))
+        || opens_with_greeting(&words)
+}
+
+/// Whether the user's message opens with a greeting ("Hi", "Hello there",
+/// "Good morning"): it opens a conversation, so it answers no question
+/// of the assistant's and needs no content word to start a segment.
+pub fn greets(user: &str) -> bool {
+    opens_with_greeting(&crate::pipeline::grounding::words(user))
+}
+
+fn opens_with_greeting(words: &[String]) -> bool {
+    let joined = format!(" {} ", words.join(" "));
+    GREETINGS.iter().any(|g| joined.starts_with(&format!(" {g} ")))
 }
 
 /// Whether a message is a question: it ends with "?" or opens like one.

@@ -24,14 +24,15 @@
 //!   unanswered question nor a pause splits a session whose turns read
 //!   alike and share their words;
 //! - the user's message has a content word of its own ("Yes.", "ok thanks"
-//!   never start a topic).
+//!   never start a topic) or opens with a greeting ("hi" opens a
+//!   conversation).
 //!
 //! The weights and bars were chosen by 2-fold cross-validation on the
 //! development dialogues (README, "Topic segments").
 
 use std::collections::HashSet;
 
-use super::{announces_topic, cosine, is_question, Settings, TurnView};
+use super::{announces_topic, cosine, greets, is_question, Settings, TurnView};
 
 /// Turns on each side of a gap that are averaged (the TextTiling block).
 pub const WINDOW: usize = 2;
@@ -59,7 +60,8 @@ pub struct Score {
     pub bar: f32,
     /// What `signal` had to reach (`segment_threshold`).
     pub floor: f32,
-    /// Whether the user's message has a content word of its own.
+    /// Whether the user's message has a content word of its own (or opens
+    /// with a greeting).
     pub content: bool,
 }
 
@@ -85,14 +87,17 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     for i in 1..n {
         let depth = peak(&sims, i, -1) + peak(&sims, i, 1) - 2.0 * sims[i];
         let lexical = block_novelty(&words, i);
-        let answers = turns[i - 1].reply_asks && !is_question(&turns[i].user);
+        // A greeting opens a conversation: it answers nothing and needs no
+        // content word (sessions that join conversations start one with "hi").
+        let greeting = greets(&turns[i].user);
+        let answers = turns[i - 1].reply_asks && !is_question(&turns[i].user) && !greeting;
         let act = if answers { 0.0 } else { s.answer_weight };
         let gap = (turns[i].at - turns[i - 1].at).max(0) as f32;
         let pause = if s.pause_ms > 0 { s.pause_weight * (gap / s.pause_ms as f32).min(1.0) } else { 0.0 };
         let cue = if announces_topic(&turns[i].user) { s.cue_weight } else { 0.0 };
         let signal = depth + s.lexical_weight * lexical + cue;
         let total = signal + act + pause;
-        let content = !stems([turns[i].user.as_str()]).is_empty();
+        let content = greeting || !stems([turns[i].user.as_str()]).is_empty();
         let floor = s.threshold;
         out.push(Some(Score {
             similarity: sims[i],

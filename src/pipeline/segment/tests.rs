@@ -163,6 +163,33 @@ fn a_reply_without_a_content_word_never_starts_a_segment() {
 }
 
 #[test]
+fn a_greeting_opens_a_conversation_even_after_the_assistants_question() {
+    // A greeting answers no question and needs no content word: "hi" after
+    // a reply that asked something starts the next conversation.
+    let s = settings();
+    let base = session(&[
+        ("restic backup of /srv every night", &BACKUP),
+        ("restic backup repository encrypted", &BACKUP),
+        ("restic backup check weekly", &BACKUP),
+        ("hi", &BREAD),
+        ("sourdough bread comes out dense", &BREAD),
+        ("sourdough bread hydration for a loaf", &BREAD),
+    ]);
+    let mut turns = base.clone();
+    turns[2].reply_asks = true; // "Shall I add a check job?"
+    let hi = judge(&turns, &s).unwrap()[3].unwrap();
+    assert!(greets("hi") && !hi.answers && hi.content, "{hi:?}");
+    assert_eq!(boundaries(&turns, &s), [3]);
+    // The same opening with real words is no answer either.
+    turns[3].user = "Hello, my sourdough bread comes out dense.".into();
+    assert!(!judge(&turns, &s).unwrap()[3].unwrap().answers);
+    // A plain reply is an answer, and one without content words starts nothing.
+    turns[3].user = "ok".into();
+    let ok = judge(&turns, &s).unwrap()[3].unwrap();
+    assert!(!greets("ok") && ok.answers && !ok.content && !ok.is_boundary(), "{ok:?}");
+}
+
+#[test]
 fn lexical_novelty_splits_tasks_that_embed_alike() {
     let s = settings();
     let v = [1.0, 0.0, 0.0];
