@@ -7,10 +7,10 @@ mod tls;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use crate::support::{Action, FakeServer};
+use crate::support::{Action, FakeServer, Recorded};
 use ragger::llm::http::{HttpOptions, OllamaModel, OpenAiModel};
-use ragger::llm::{complete, MemoryModel, Message, ModelError, Request, Usage};
-use serde_json::json;
+use ragger::llm::{complete, MemoryModel, Message, ModelError, Reply, Request, Usage};
+use serde_json::{json, Value};
 
 fn opts(url: String) -> HttpOptions {
     HttpOptions {
@@ -55,14 +55,48 @@ fn expect_err(r: Result<impl std::fmt::Debug, ModelError>) -> ModelError {
     r.expect_err("expected an error")
 }
 
-#[test]
-fn openai_request_body_and_reply() {
-    let server = FakeServer::fixed("The user asked how to list files.");
+const SUMMARY: &str = "The user asked how to list files.";
+
+/// Sends `request()` with a stop word through the backend `model` builds to
+/// a server that answers `SUMMARY`; checks the reply's text and returns the
+/// reply and the first request the server saw, for the wire-format tests.
+fn summarize_with_a_stop_word<M: MemoryModel>(model: impl Fn(&FakeServer) -> M) -> (Reply, Recorded) {
+    let server = FakeServer::fixed(SUMMARY);
     let mut req = request();
     req.stop = vec!["\n\n".into()];
-    let reply = openai(&server).generate(&req).unwrap();
+    let reply = model(&server).generate(&req).unwrap();
+    assert_eq!(reply.text, SUMMARY);
+    (reply, server.requests().remove(0))
+}
 
-    assert_eq!(reply.text, "The user asked how to list files.");
+/// Sends `request()` through the OpenAI backend to a server that answers
+/// every call with HTTP `code` and `message`; checks that the backend sent
+/// it `tries` times and that the error is of `class` and quotes the code and
+/// the message. Returns the error's text and the server's URL.
+#[track_caller]
+fn status_error(code: u16, message: &'static str, tries: usize, class: fn(String) -> ModelError) -> (String, String) {
+    let server = FakeServer::start(move |_| Action::status(code, message));
+    let err = expect_err(openai(&server).generate(&request()));
+    assert_eq!(server.count(), tries, "HTTP {code}: requests sent");
+    let (ModelError::Unavailable(m) | ModelError::BadReply(m) | ModelError::Refused(m)) = &err else {
+        panic!("HTTP {code}: {err:?}")
+    };
+    assert_eq!(err, class(m.clone()), "HTTP {code}");
+    assert!(m.contains(message) && m.contains(&code.to_string()), "{m}");
+    (m.clone(), server.openai_url())
+}
+
+/// `request()`'s messages as both APIs carry them.
+fn request_messages() -> Value {
+    json!([
+        {"role": "system", "content": "Summarize the turn in one sentence."},
+        {"role": "user", "content": "User: how do I list files?\nAssistant: use ls."},
+    ])
+}
+
+#[test]
+fn openai_request_body_and_reply() {
+    let (reply, sent) = summarize_with_a_stop_word(openai);
     assert_eq!(
         reply.usage,
         Usage {
@@ -73,16 +107,12 @@ fn openai_request_body_and_reply() {
             generation_time: Some(Duration::from_micros(10250)),
         }
     );
-    let sent = &server.requests()[0];
     assert_eq!((sent.method.as_str(), sent.path.as_str()), ("POST", "/v1/chat/completions"));
     assert_eq!(
         sent.body,
         json!({
             "model": "fake-model",
-            "messages": [
-                {"role": "system", "content": "Summarize the turn in one sentence."},
-                {"role": "user", "content": "User: how do I list files?\nAssistant: use ls."},
-            ],
+            "messages": request_messages(),
             "temperature": 0.2,
             "max_tokens": 64,
             "stream": false,
@@ -121,12 +151,7 @@ fn openai_request_without_stop_words_has_no_stop_field() {
 
 #[test]
 fn ollama_request_body_and_reply() {
-    let server = FakeServer::fixed("The user asked how to list files.");
-    let mut req = request();
-    req.stop = vec!["\n\n".into()];
-    let reply = ollama(&server).generate(&req).unwrap();
-
-    assert_eq!(reply.text, "The user asked how to list files.");
+    let (reply, sent) = summarize_with_a_stop_word(ollama);
     assert_eq!(
         reply.usage,
         Usage {
@@ -137,16 +162,12 @@ fn ollama_request_body_and_reply() {
             generation_time: Some(Duration::from_micros(3500)),
         }
     );
-    let sent = &server.requests()[0];
     assert_eq!((sent.method.as_str(), sent.path.as_str()), ("POST", "/api/chat"));
     assert_eq!(
         sent.body,
         json!({
             "model": "fake-model",
-            "messages": [
-                {"role": "system", "content": "Summarize the turn in one sentence."},
-                {"role": "user", "content": "User: how do I list files?\nAssistant: use ls."},
-            ],
+            "messages": request_messages(),
             "stream": false,
             "think": false,
             "options": {"temperature": 0.2, "num_predict": 64, "stop": ["\n\n"]},
@@ -243,16 +264,9 @@ fn a_500_then_a_200_succeeds_after_one_retry() {
 #[test]
 fn overload_errors_and_429_are_retried_then_unavailable() {
     for code in [502, 503, 504, 429] {
-        let server = FakeServer::start(move |_| Action::status(code, "model is loading"));
-        let err = expect_err(openai(&server).generate(&request()));
-        assert_eq!(server.count(), 3, "HTTP {code}: one try and two retries");
-        match err {
-            ModelError::Unavailable(m) => {
-                assert!(m.contains(&code.to_string()) && m.contains("model is loading"), "{m}");
-                assert!(m.contains(&server.openai_url()), "{m}");
-            }
-            other => panic!("HTTP {code}: {other:?}"),
-        }
+        // One try and two retries.
+        let (m, url) = status_error(code, "model is loading", 3, ModelError::Unavailable);
+        assert!(m.contains(&url), "{m}");
     }
 }
 
@@ -260,13 +274,8 @@ fn overload_errors_and_429_are_retried_then_unavailable() {
 fn a_500_is_retried_then_a_bad_reply_for_that_request() {
     // The server answers, so it is up: this request failed, and the item
     // it was for counts an attempt instead of stopping the whole pass.
-    let server = FakeServer::start(|_| Action::status(500, "template crashed"));
-    let err = expect_err(openai(&server).generate(&request()));
-    assert_eq!(server.count(), 3, "one try and two retries");
-    match err {
-        ModelError::BadReply(m) => assert!(m.contains("500") && m.contains("template crashed"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    // One try and two retries.
+    status_error(500, "template crashed", 3, ModelError::BadReply);
 }
 
 #[test]
@@ -302,13 +311,8 @@ fn zero_retries_means_one_request() {
 #[test]
 fn a_400_is_a_bad_reply_for_that_request_at_once() {
     for (code, message) in [(400, "flagged by the content filter"), (413, "prompt too long"), (422, "bad field")] {
-        let server = FakeServer::start(move |_| Action::status(code, message));
-        let err = expect_err(openai(&server).generate(&request()));
-        assert_eq!(server.count(), 1, "HTTP {code} must not be retried");
-        match err {
-            ModelError::BadReply(m) => assert!(m.contains(message) && m.contains(&code.to_string()), "{m}"),
-            other => panic!("HTTP {code}: {other:?}"),
-        }
+        // One request: not retried.
+        status_error(code, message, 1, ModelError::BadReply);
     }
 }
 
@@ -317,15 +321,8 @@ fn configuration_errors_are_refused_at_once_with_the_servers_message() {
     for (code, message) in
         [(403, "forbidden"), (401, "Incorrect API key provided"), (404, "The model `nope` does not exist")]
     {
-        let server = FakeServer::start(move |_| Action::status(code, message));
-        let err = expect_err(openai(&server).generate(&request()));
-        assert_eq!(server.count(), 1, "HTTP {code} must not be retried");
-        match err {
-            ModelError::Refused(m) => {
-                assert!(m.contains(message) && m.contains(&code.to_string()), "{m}")
-            }
-            other => panic!("HTTP {code}: {other:?}"),
-        }
+        // One request: not retried.
+        status_error(code, message, 1, ModelError::Refused);
     }
 }
 
