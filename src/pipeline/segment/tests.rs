@@ -41,28 +41,44 @@ const BACKUP: [f32; 3] = [1.0, 0.0, 0.0];
 const BREAD: [f32; 3] = [0.0, 1.0, 0.0];
 const TAXES: [f32; 3] = [0.0, 0.0, 1.0];
 
+/// Checks that `test` holds for every text in `yes` and for none in `no`.
+#[track_caller]
+fn holds_for(test: fn(&str) -> bool, yes: &[&str], no: &[&str]) {
+    for text in yes {
+        assert!(test(text), "should hold for {text:?}");
+    }
+    for text in no {
+        assert!(!test(text), "should not hold for {text:?}");
+    }
+}
+
 #[test]
 fn cues_in_the_users_words() {
-    assert!(announces_topic("Different question: my sourdough bread comes out dense. Why?"));
-    assert!(announces_topic("Unrelated, but by the way: how do I renew a passport?"));
-    assert!(announces_topic("Hi, I need help with my passport renewal."));
-    assert!(announces_topic("Good morning! Where do I file form 1040?"));
-    assert!(!announces_topic("How long should I bake it and at what temperature?"));
-    assert!(!announces_topic("And what about the nightly job? Hi is the host name."));
-    assert!(!announces_topic("This is a high priority"));
-    assert!(!announces_topic(""));
+    holds_for(
+        announces_topic,
+        &[
+            "Different question: my sourdough bread comes out dense. Why?",
+            "Unrelated, but by the way: how do I renew a passport?",
+            "Hi, I need help with my passport renewal.",
+            "Good morning! Where do I file form 1040?",
+        ],
+        &[
+            "How long should I bake it and at what temperature?",
+            "And what about the nightly job? Hi is the host name.",
+            "This is a high priority",
+            "",
+        ],
+    );
 }
 
 #[test]
 fn questions_and_answers() {
-    assert!(is_question("How should I back up my home server"));
-    assert!(is_question("the nightly job, does it run at 2?"));
-    assert!(is_question("Can I use my passport?"));
-    assert!(!is_question("Yes, I have a passport."));
-    assert!(!is_question("No, I'm not."));
-    assert!(!is_question(""));
-    assert!(asks("It runs at 2.\nDo you want it earlier? "));
-    assert!(!asks("Is it? It runs at 2."));
+    holds_for(
+        is_question,
+        &["How should I back up my home server", "the nightly job, does it run at 2?", "Can I use my passport?"],
+        &["Yes, I have a passport.", "No, I'm not.", ""],
+    );
+    holds_for(asks, &["It runs at 2.\nDo you want it earlier? "], &["Is it? It runs at 2."]);
 }
 
 #[test]
