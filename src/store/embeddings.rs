@@ -218,7 +218,8 @@ pub fn scan(
     // Without filters, a plain range scan of the table; joins only when needed
     // (the plain scan's `?5 IS NULL` refused every row when a level was asked
     // for, so `--level 2` compared no L2 vector).
-    let join = scope.any() || scope.level.is_some();
+    // Summaries always: a copy is no candidate (see `search::scoped`).
+    let join = scope.any() || scope.level.is_some() || kind == Kind::Summary;
     let sql = if join {
         let (joins, conditions) = super::search::scoped(kind, "e.row_id", "?5");
         format!(

@@ -63,8 +63,12 @@ pub(super) fn scoped(kind: Kind, row_id: &str, level: &str) -> (String, String) 
             format!("m.level = {level}"),
         ),
     };
+    // A summary that is a copy of one item (a one-turn segment's L2, a
+    // project's only L3) is, like an L2, a second copy of words searched
+    // anyway: its turn is found and stands for it.
+    let own = if kind == Kind::Summary { "m.origin <> 'copy' AND " } else { "" };
     let conditions = format!(
-        "(?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR {project} = ?3)
+        "{own}(?2 IS NULL OR s.external_id = ?2) AND (?3 IS NULL OR {project} = ?3)
          AND (?4 IS NULL OR {at} >= ?4) AND ({level} IS NULL OR {level_ok})"
     );
     (joins, conditions)

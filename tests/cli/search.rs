@@ -132,6 +132,35 @@ fn reembed_embeds_every_summary_and_search_finds_sessions_by_meaning() {
 }
 
 #[test]
+fn a_copied_summary_is_found_through_its_turn_not_by_its_own_words() {
+    let env = Env::new().real_embedder();
+    seeded(&env);
+    // A one-turn segment: its L3 is a copy of the turn's L2, whose words
+    // ("kennel cough") the turn does not have.
+    let db = env.sql();
+    let at = chrono::Utc::now().timestamp_millis();
+    db.execute_batch(&format!(
+        "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (9, 'pets', 'home', {at}, {at}, {at});
+         INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens)
+           VALUES (90, 9, {at}, {at}, 'My cat Miso keeps sneezing since we came back from the boarding place.', 'See a vet.', 1);
+         UPDATE turns SET l2 = 'The user said the cat may have kennel cough.', l2_state = 'done' WHERE id = 90;
+         INSERT INTO summaries (level, session_id, project, status, content, tokens, first_turn_id, last_turn_id,
+                                model, prompt_version, created_at, updated_at, origin)
+           VALUES (3, 9, 'home', 'running', 'The user said the cat may have kennel cough.', 10, 90, 90, 'test', 1, {at}, {at}, 'copy');
+         UPDATE turns SET l3_id = last_insert_rowid(), fold_seq = 1 WHERE id = 90;"
+    ))
+    .unwrap();
+    env.run(&["reembed"]).ok();
+    let hits = search(&env, &["kennel cough", "--min-score", "0.3"]);
+    assert!(!sessions(&hits).contains(&"pets"), "the copy's own words are no hit: {hits:#?}");
+    let hits = search(&env, &["Miso sneezing"]);
+    assert_eq!(sessions(&hits).first().copied(), Some("pets"), "{hits:#?}");
+    assert_eq!((hits[0]["level"].as_i64(), hits[0]["evidence"]["turn_id"].as_i64()), (Some(3), Some(90)));
+    let hits = search(&env, &["kennel cough", "--level", "2"]);
+    assert_eq!(hits[0]["id"].as_i64(), Some(90), "the L2 itself is searched with --level 2: {hits:#?}");
+}
+
+#[test]
 fn search_json_has_the_documented_fields() {
     let env = embedded_env();
     let hits = search(&env, &["--limit", "3", "--min-score", "0", "deadlock between transactions"]);
