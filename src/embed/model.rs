@@ -98,8 +98,8 @@ impl Embedder {
             .and_then(|b| b.with_inter_threads(1).map_err(Into::into))
             // A memory pattern is planned and kept for every input shape;
             // texts come in every length, so it only grew the process (64
-            // texts of 256 tokens, batches of 4: peak RSS 297 → 199 MiB,
-            // no slower; BENCHMARKS.md "Peak memory of a pass").
+            // texts of 256 tokens, batches of 4: peak RSS 288 → 192 MiB,
+            // no slower; BENCHMARKS.md "Embedder memory by batch size").
             .and_then(|b| b.with_memory_pattern(false).map_err(Into::into))
             .and_then(|mut b| b.commit_from_file(&model_path))
             .map_err(|e| unavailable("cannot load model", &model_path, e))?;
