@@ -110,11 +110,7 @@ impl Fold {
         match (&self.terms, running) {
             (NewTerms::Texts(texts), running) => merge_terms(running.unwrap_or(""), texts.iter().map(String::as_str)),
             (NewTerms::Given(terms), running) => {
-                let mut out = running.unwrap_or("").to_string();
-                for t in terms {
-                    out = join_terms(&out, t.split("; "));
-                }
-                out
+                join_terms(running.unwrap_or(""), terms.iter().flat_map(|t| t.split("; ")))
             }
         }
     }

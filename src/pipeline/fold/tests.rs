@@ -214,6 +214,22 @@ fn merge_terms_keeps_old_terms_first_without_duplicates() {
 }
 
 #[test]
+fn a_project_fold_keeps_the_key_terms_of_every_l3_it_takes() {
+    let fold = Fold {
+        key: FoldKey::Project("homelab".into()),
+        ids: vec![1, 2],
+        items: vec!["backups".into(), "bread".into()],
+        copy_model: "m".into(),
+        attempts: 0,
+        run: None,
+        start: None,
+        terms: NewTerms::Given(vec!["restic; /srv".into(), "Dutch; /SRV; 70%".into()]),
+    };
+    assert_eq!(fold.key_terms(None), "restic; /srv; Dutch; 70%");
+    assert_eq!(fold.key_terms(Some("250 C; restic")), "250 C; restic; /srv; Dutch; 70%");
+}
+
+#[test]
 fn a_segmenter_shift_over_several_turns_writes_a_fresh_summary_and_never_asks_to_merge() {
     let other = "The user asked how to bake sourdough bread; the assistant suggested a long cold proof.";
     let fresh = format!("{NEW} {other}");
