@@ -255,14 +255,18 @@ pub fn truncate_for_message(s: &str, max_chars: usize) -> String {
     }
 }
 
-/// A test double: answers every call with the same text and counts the calls.
+/// A test double: answers the calls with its texts in turn (over again
+/// when they run out) and counts the calls.
 #[cfg(test)]
-pub(crate) struct Fixed(pub String, pub std::sync::atomic::AtomicUsize);
+pub(crate) struct Fixed(pub Vec<String>, pub std::sync::atomic::AtomicUsize);
 
 #[cfg(test)]
 impl Fixed {
     pub fn new(text: &str) -> Self {
-        Fixed(text.into(), Default::default())
+        Self::cycle(&[text])
+    }
+    pub fn cycle(texts: &[&str]) -> Self {
+        Fixed(texts.iter().map(|t| t.to_string()).collect(), Default::default())
     }
     pub fn calls(&self) -> usize {
         self.1.load(std::sync::atomic::Ordering::Relaxed)
@@ -281,8 +285,8 @@ impl MemoryModel for Fixed {
         Ok(())
     }
     fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
-        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(Reply { text: self.0.clone(), usage: Usage::default() })
+        let n = self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Reply { text: self.0[n % self.0.len()].clone(), usage: Usage::default() })
     }
 }
 

@@ -25,9 +25,10 @@ pub struct PassOptions {
     /// Log each boundary decision with its scores, and each rejected
     /// model reply with its reason, on stderr (`-v`).
     pub verbose: bool,
-    /// Whether asking a rejected L2 reply again still pays off in this
-    /// pass (shared by the pass's threads and clones).
-    pub retries: std::sync::Arc<super::l2::Retries>,
+    /// Whether asking the model for an L2, or again after a rejected
+    /// reply, still pays off in this pass (shared by the pass's threads
+    /// and clones).
+    pub l2_payoffs: std::sync::Arc<super::l2::Payoffs>,
 }
 
 /// `[housekeeping] summary_pause_minutes` in milliseconds: how long a
@@ -76,7 +77,7 @@ impl PassOptions {
             },
             verbose,
             summaries: s.clone(),
-            retries: Default::default(),
+            l2_payoffs: Default::default(),
         }
     }
 
