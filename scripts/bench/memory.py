@@ -18,6 +18,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import sqlite3
 import sys
@@ -241,6 +242,7 @@ def measure_faithfulness(r, sessions, faith):
 def capture_and_summarise(r, lines, deadline_s=None):
     out = r.run("capture", "--stdin", stdin="".join(json.dumps(x) + "\n" for x in lines))
     t0 = time.time()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     rep = json.loads(r.run("summarize", "--once", "--json", timeout=deadline_s).stdout)
     calls = rep.get("model_calls", 0)
     for _ in range(5):
@@ -251,6 +253,11 @@ def capture_and_summarise(r, lines, deadline_s=None):
             break
     st = json.loads(r.run("status", "--json").stdout)
     st["model_calls"] = calls
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    st["cpu_s"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    # The largest child so far: the pass with the memory model and the
+    # embedder loaded (capture and status are far smaller).
+    st["peak_rss_mib"] = after.ru_maxrss / 1024
     return time.time() - t0, st
 
 
@@ -332,6 +339,7 @@ def main():
     ap.add_argument("--keep", help="keep the databases in this folder")
     ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--json", help="also write the figures to this file as JSON (for scripts/bench/models.py)")
     ap.add_argument("--command", default="scripts/bench/memory.sh")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
@@ -445,7 +453,8 @@ def main():
         rows.append([res["name"], "faithfulness L2+L3", f"{f.share():.1%} invented; {sum(f.looping.values())} looping"])
         calls = res["status"].get("model_calls", 0)
         rows.append([res["name"], "summarised: time, model calls", f"{res['seconds']:.0f} s ({res['turns'] / max(res['seconds'], 1e-9):.2f} turns/s); "
-                     f"{calls} calls = {calls / max(res['turns'], 1):.2f} a turn"])
+                     f"{calls} calls = {calls / max(res['turns'], 1):.2f} a turn; "
+                     f"CPU {res['status'].get('cpu_s', 0):.0f} s; peak RSS {res['status'].get('peak_rss_mib', 0):.0f} MiB"])
         for k, v in res["recall"].items():
             rows.append([res["name"], f"recall@5: {k}", f"{v:.3f} ({res['questions']} questions)"])
         rec = res["recall"]
@@ -470,6 +479,19 @@ def main():
         if res["errors"]:
             bl.say(PROG, f"{res['name']}: {len(res['errors'])} searches failed (first: {res['errors'][0]})")
     bl.say(PROG, f"done in {elapsed:.0f} s" + (f", {calls} model calls" if calls is not None else ""))
+
+    if a.json:
+        def faith_json(f):
+            return {k: dict(getattr(f, k)) for k in ("rows", "terms", "invented", "looping", "extractive")} | {"share": f.share()}
+        with open(a.json, "w") as out:
+            json.dump({
+                "sets": [{"name": r_["name"], "turns": r_["turns"], "seconds": r_["seconds"], "questions": r_["questions"],
+                          "model_calls": r_["status"].get("model_calls", 0), "cpu_s": r_["status"].get("cpu_s"),
+                          "peak_rss_mib": r_["status"].get("peak_rss_mib"), "recall": r_["recall"],
+                          "faith": faith_json(r_["faith"])} for r_ in results],
+                "demo": demo and {"found": sum(demo["found"].values()), "terms": len(demo["found"]),
+                                  "faith": faith_json(demo["faith"])},
+            }, out, indent=1)
 
     if not a.no_write:
         now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")

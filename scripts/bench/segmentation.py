@@ -253,6 +253,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="CPU threads per process for the local model and the embedder (0: all cores)")
     ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
     ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--json", help="also write each set's F1, P, R, Pk, WD per variant to this file (for scripts/bench/models.py)")
     ap.add_argument("--keep", metavar="DIR", help="keep each dialogue's database as DIR/VARIANT/SET/ID.db and the sets as DIR/SET.json (gold turns and boundaries), for offline study")
     ap.add_argument("--command", default="scripts/bench/segmentation.sh")
     a = ap.parse_args()
@@ -392,6 +393,12 @@ def main():
                 notes.append(f"- {name}, {label}: L3 start reasons " + ", ".join(f"{k} {v}" for k, v in s.reasons.most_common()))
     for n in notes:
         print(n)
+    if a.json:
+        keys = ("F1", "P", "R", "Pk", "WD")
+        with open(a.json, "w") as out:
+            json.dump([{"variant": label, "set": name, "dialogues": scores[(vi, name, None)].dialogues,
+                        "turns": scores[(vi, name, None)].turns, **dict(zip(keys, scores[(vi, name, None)].row()))}
+                       for vi, (label, _) in enumerate(variants) for name in sets], out, indent=1)
     bl.say(PROG, f"{len(tasks)} dialogue runs in {elapsed:.0f} s" + (f", {calls} model calls" if calls is not None else ""))
     if errors:
         bl.say(PROG, f"{len(errors)} dialogue runs failed (first: {errors[0]})")

@@ -1,8 +1,6 @@
 //! L2: one sentence per turn. Independent turns may run concurrently
 //! (`[memory_model] parallel`); each result is committed on its own.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-
 use anyhow::Result;
 
 use super::queue::{self, L2Item, Skip, Table};
@@ -86,113 +84,9 @@ fn request(item: &L2Item, opts: &PassOptions, temperature: f32) -> Request {
     }
 }
 
-/// Replies of a kind asked before [`Payoff::worth_it`] judges them:
-/// retries of a rejected reply, first replies.
-const RETRY_PROBE: u32 = 8;
-const FIRST_PROBE: u32 = 16;
-/// Asking is worth it while at least one reply in this many passed; once
-/// it is not, one turn in this many still asks the model, so the rate
-/// keeps being measured and asking resumes if it climbs back.
-const PAYOFF: u32 = 8;
-
-/// How often, in this pass, the model's L2 replies passed the grounding
-/// check: its first replies, and its second replies to a rejected turn.
-/// A reply that fails leaves the turn with its extractive sentence, so a
-/// model whose replies rarely pass costs calls and gives nothing.
-/// SmolLM2-135M's second reply passed for 3 of 36 rejected turns of LoCoMo
-/// and its first for about one turn in ten (BENCHMARKS.md, "Memory
-/// quality"); Qwen2.5-Coder-0.5B's first passed for about two in three.
-/// - Once [`RETRY_PROBE`] retries have been asked and fewer than one in
-///   [`PAYOFF`] passed, a rejected reply is not asked again for the rest of
-///   the pass.
-/// - Once [`FIRST_PROBE`] first replies have been asked and fewer than one
-///   in [`PAYOFF`] passed, only one turn in [`PAYOFF`] asks the model; the
-///   others get their extractive sentence at once.
-///
-/// A new pass probes again, so live use (a few turns a pass) always asks.
-#[derive(Debug, Default)]
-pub struct Payoffs {
-    first: Payoff,
-    retry: Payoff,
-}
-
-/// Replies of one kind asked and passed in this pass.
-#[derive(Debug, Default)]
-struct Payoff {
-    asked: AtomicU32,
-    passed: AtomicU32,
-    /// Turns that did not ask since asking stopped paying off.
-    rested: AtomicU32,
-    stopped: AtomicBool,
-}
-
-impl Payoff {
-    fn worth_it(&self, probe: u32) -> bool {
-        let asked = self.asked.load(Ordering::Relaxed);
-        asked < probe || self.passed.load(Ordering::Relaxed) * PAYOFF >= asked
-    }
-
-    fn record(&self, passed: bool) {
-        self.asked.fetch_add(1, Ordering::Relaxed);
-        if passed {
-            self.passed.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// True the first time asking is found not worth it (to say so once).
-    fn first_stop(&self, probe: u32) -> bool {
-        !self.worth_it(probe) && !self.stopped.swap(true, Ordering::Relaxed)
-    }
-
-    fn counts(&self) -> (u32, u32) {
-        (self.asked.load(Ordering::Relaxed), self.passed.load(Ordering::Relaxed))
-    }
-}
-
-impl Payoffs {
-    /// Whether this turn's first reply should be asked of the model: while
-    /// first replies pay off, and for one turn in [`PAYOFF`] after.
-    fn ask_first(&self, verbose: bool) -> bool {
-        if self.first.worth_it(FIRST_PROBE) {
-            return true;
-        }
-        if self.first.first_stop(FIRST_PROBE) && verbose {
-            let (asked, passed) = self.first.counts();
-            eprintln!(
-                "ragger: L2: {passed} of {asked} first replies passed the check; \
-                 one turn in {PAYOFF} asks the model for the rest of this pass"
-            );
-        }
-        self.first.rested.fetch_add(1, Ordering::Relaxed) % PAYOFF == PAYOFF - 1
-    }
-
-    /// Whether a rejected reply should be asked again.
-    fn ask_again(&self, verbose: bool) -> bool {
-        if self.retry.worth_it(RETRY_PROBE) {
-            return true;
-        }
-        if self.retry.first_stop(RETRY_PROBE) && verbose {
-            let (asked, passed) = self.retry.counts();
-            eprintln!(
-                "ragger: L2: {passed} of {asked} replies asked again passed the check; no more retries this pass"
-            );
-        }
-        false
-    }
-
-    fn record(&self, retry: bool, passed: bool) {
-        if retry { &self.retry } else { &self.first }.record(passed);
-    }
-
-    /// (first replies asked, passed), (retries asked, passed).
-    pub fn counts(&self) -> ((u32, u32), (u32, u32)) {
-        (self.first.counts(), self.retry.counts())
-    }
-}
-
 /// One L2: the model's sentence when it passes the grounding check against
 /// the turn (asked twice, the second time warmer, while asking pays off in
-/// this pass: [`Payoffs`]), else an extractive sentence built from the turn
+/// this pass: [`super::payoff::Asking`]), else an extractive sentence built from the turn
 /// itself. The merge verdict is no summary of a turn (a model that obeyed
 /// "reply NO_MERGE" written inside the turn).
 fn summarize_turn(
@@ -204,10 +98,11 @@ fn summarize_turn(
     let examples = prompts::example_texts();
     let t = opts.summaries.temperature;
     let mut last = None;
-    let ask = opts.l2_payoffs.ask_first(opts.verbose);
+    let asking = &opts.payoffs.l2;
+    let ask = asking.ask_first("L2", opts.verbose);
     for (n, temperature) in [t, (t + 0.5).min(1.5)].into_iter().enumerate() {
         let retry = n > 0;
-        if !ask || retry && !opts.l2_payoffs.ask_again(opts.verbose) {
+        if !ask || retry && !asking.ask_again("L2", opts.verbose) {
             break;
         }
         let mut reply = complete(model, &request(item, opts, temperature))?;
@@ -217,7 +112,7 @@ fn summarize_turn(
         } else {
             grounding::check(&reply.text, &[&turn], &examples)
         };
-        opts.l2_payoffs.record(retry, bad.is_none());
+        asking.record(retry, bad.is_none());
         match bad {
             None => return Ok((reply, "model")),
             Some(why) if opts.verbose => eprintln!("ragger: L2 of turn {}: reply rejected: {why}", item.id),
@@ -250,6 +145,7 @@ mod tests {
     use super::*;
     use crate::config::Summaries;
     use crate::llm::Fixed;
+    use crate::pipeline::payoff::{FIRST_PROBE, PAYOFF, RETRY_PROBE};
 
     fn item(id: i64) -> L2Item {
         L2Item {
@@ -279,7 +175,7 @@ mod tests {
             assert_eq!(origin, "model");
         }
         assert_eq!(model.calls(), 3 * RETRY_PROBE as usize, "two calls for a rejected turn while probing");
-        assert_eq!(opts.l2_payoffs.counts().1, (RETRY_PROBE, 0));
+        assert_eq!(opts.payoffs.l2.counts().1, (RETRY_PROBE, 0));
         // None of the retries passed: a rejected turn now costs one call and
         // still gets its extractive sentence.
         let (reply, origin) = summarize_turn(&model, &item(99), &opts).unwrap();
@@ -302,7 +198,7 @@ mod tests {
             assert_eq!(origin, "extractive");
         }
         let probing = model.calls();
-        assert_eq!(opts.l2_payoffs.counts().0, (FIRST_PROBE, 0));
+        assert_eq!(opts.payoffs.l2.counts().0, (FIRST_PROBE, 0));
         // 64 more turns: each still gets its extractive sentence, and only
         // one in eight asks the model (once: retries stopped paying off).
         for id in 0..64 {
@@ -314,53 +210,12 @@ mod tests {
     }
 
     #[test]
-    fn first_replies_are_asked_again_for_every_turn_once_they_pass_again() {
-        let opts = PassOptions::new("me".into(), Summaries::default());
-        let bad = Fixed::cycle(&[INVENTED]);
-        for id in 0..FIRST_PROBE as i64 {
-            summarize_turn(&bad, &item(id), &opts).unwrap();
-        }
-        // The model turns good (another kind of turn, say): the sampled
-        // turns pass until one in eight of all first replies has passed.
-        let good = Fixed::cycle(&[GOOD]);
-        let mut id = 100;
-        while !opts.l2_payoffs.first.worth_it(FIRST_PROBE) {
-            summarize_turn(&good, &item(id), &opts).unwrap();
-            id += 1;
-            assert!(id < 1000, "asking never resumed");
-        }
-        let before = good.calls();
-        for id in 0..8 {
-            let (_, origin) = summarize_turn(&good, &item(2000 + id), &opts).unwrap();
-            assert_eq!(origin, "model");
-        }
-        assert_eq!(good.calls() - before, 8, "every turn asks again");
-    }
-
-    #[test]
-    fn asking_pays_off_while_one_reply_in_eight_passes() {
-        let p = Payoff::default();
-        for i in 0..40 {
-            p.record(i % PAYOFF == 0);
-            assert!(p.worth_it(RETRY_PROBE), "one in {PAYOFF} passed after {} replies", i + 1);
-        }
-        let p = Payoff::default();
-        for _ in 0..RETRY_PROBE - 1 {
-            p.record(false);
-        }
-        assert!(p.worth_it(RETRY_PROBE), "still probing");
-        p.record(false);
-        assert!(!p.worth_it(RETRY_PROBE));
-        assert!(p.first_stop(RETRY_PROBE) && !p.first_stop(RETRY_PROBE), "said once");
-    }
-
-    #[test]
     fn a_good_first_reply_costs_one_call_and_is_the_models() {
         let opts = PassOptions::new("me".into(), Summaries::default());
         let model = Fixed::new(GOOD);
         let (reply, origin) = summarize_turn(&model, &item(1), &opts).unwrap();
         assert_eq!((origin, model.calls()), ("model", 1));
         assert!(reply.text.contains("nightly cron job"), "{}", reply.text);
-        assert_eq!(opts.l2_payoffs.counts(), ((1, 1), (0, 0)), "no retry was asked");
+        assert_eq!(opts.payoffs.l2.counts(), ((1, 1), (0, 0)), "no retry was asked");
     }
 }

@@ -9,6 +9,7 @@ pub mod idle;
 pub mod l2;
 pub mod options;
 pub mod pass;
+pub mod payoff;
 pub mod plan;
 pub mod progress;
 pub mod prompts;

@@ -25,10 +25,10 @@ pub struct PassOptions {
     /// Log each boundary decision with its scores, and each rejected
     /// model reply with its reason, on stderr (`-v`).
     pub verbose: bool,
-    /// Whether asking the model for an L2, or again after a rejected
-    /// reply, still pays off in this pass (shared by the pass's threads
-    /// and clones).
-    pub l2_payoffs: std::sync::Arc<super::l2::Payoffs>,
+    /// Whether asking the model, or asking again after a rejected reply,
+    /// still pays off in this pass, per level (shared by the pass's
+    /// threads and clones).
+    pub payoffs: std::sync::Arc<super::payoff::Payoffs>,
 }
 
 /// `[housekeeping] summary_pause_minutes` in milliseconds: how long a
@@ -77,7 +77,7 @@ impl PassOptions {
             },
             verbose,
             summaries: s.clone(),
-            l2_payoffs: Default::default(),
+            payoffs: Default::default(),
         }
     }
 

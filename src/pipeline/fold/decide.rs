@@ -37,7 +37,9 @@ pub struct FoldInput<'a> {
 /// the settings and a model (no SQL), so it is unit-tested with a scripted
 /// model. Every reply passes the grounding check before it is used; a
 /// reply that fails it is asked again once (warmer), then the summary is
-/// written extractively from its sources. Model errors other than a bad
+/// written extractively from its sources. While the model's fold replies
+/// of this level do not pay off in this pass ([`super::super::payoff`]),
+/// most folds are written extractively without asking. Model errors other than a bad
 /// reply stop the pass.
 pub fn decide(
     model: Option<&dyn MemoryModel>,
@@ -52,24 +54,38 @@ pub fn decide(
     // `sources`; Ok(None) after two replies that did not.
     let grounded = |messages: Vec<Message>, check: &dyn Fn(&str) -> Option<String>, verdict_ok: bool| {
         let model = model.ok_or_else(|| ModelError::Unavailable("no memory model for a fold that needs one".into()))?;
+        let (asking, what) = match input.scope {
+            Scope::Session => (&opts.payoffs.l3, "L3 fold"),
+            Scope::Project => (&opts.payoffs.l4, "L4 fold"),
+        };
+        if !asking.ask_first(what, opts.verbose) {
+            return Ok(None);
+        }
         let mut why = String::new();
         let mut last = String::new();
-        for temperature in [s.temperature, (s.temperature + 0.5).min(1.5)] {
+        for (n, temperature) in [s.temperature, (s.temperature + 0.5).min(1.5)].into_iter().enumerate() {
+            let retry = n > 0;
+            if retry && !asking.ask_again(what, opts.verbose) {
+                break;
+            }
             let req = Request { messages: messages.clone(), temperature, max_tokens: s.max_tokens, stop: vec![] };
             let text = tidy::tidy(&complete(model, &req)?.text, None);
             if verdict::is_topic_shift(&text) {
+                asking.record(retry, verdict_ok);
                 if verdict_ok {
                     return Ok(Some((text, model.model_id())));
                 }
                 why = format!("the reply is the {} verdict, which was not asked for", verdict::TOKEN);
                 continue;
             }
-            match check(&text) {
+            let bad = check(&text);
+            asking.record(retry, bad.is_none());
+            match bad {
                 None => return Ok(Some((text, model.model_id()))),
                 Some(w) => (why, last) = (w, text),
             }
         }
-        if opts.verbose {
+        if opts.verbose && !why.is_empty() {
             eprintln!(
                 "ragger: fold reply rejected, written extractively: {why}: {:?}",
                 crate::llm::truncate_for_message(&last, 300)

@@ -289,3 +289,36 @@ fn on_the_last_attempt_several_turns_are_written_extractively_as_a_segment() {
     }
     assert_eq!(m.calls(), 2, "the merge, then a fresh summary, each one bad reply");
 }
+
+#[test]
+fn project_folds_that_keep_failing_the_check_are_written_extractively_without_asking() {
+    use crate::pipeline::payoff::{FIRST_PROBE, PAYOFF, RETRY_PROBE};
+    let invented = "The user set up restic backups of /srv to a USB disk encrypted with AES256; the assistant suggested restic check weekly.";
+    let m = Scripted::new(&[Ok(invented)]);
+    let o = opts(false);
+    let r = run(10);
+    let mut i = input(Some(&r), &[NEW], 0);
+    i.scope = Scope::Project;
+    let fold = || match decide(Some(&m), &o, &i).unwrap() {
+        Decision::Update { content, written } => {
+            assert_eq!(written.origin, "extractive");
+            assert!(content.contains("restic check"), "{content}");
+        }
+        other => panic!("{other:?}"),
+    };
+    for _ in 0..FIRST_PROBE {
+        fold();
+    }
+    // Retries stopped after RETRY_PROBE: the later probes cost one call.
+    let probing = (RETRY_PROBE + FIRST_PROBE) as usize;
+    assert_eq!(m.calls(), probing);
+    for _ in 0..2 * PAYOFF {
+        fold();
+    }
+    assert_eq!(m.calls() - probing, 2, "one fold in {PAYOFF} still asks");
+    // Session folds are counted apart: they still ask.
+    let session = input(Some(&r), &[NEW], 0);
+    let before = m.calls();
+    decide(Some(&m), &o, &session).unwrap();
+    assert_eq!(m.calls() - before, 2, "a session fold asks, and asks again");
+}
