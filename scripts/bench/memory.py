@@ -173,6 +173,7 @@ class Faith:
         self.looping = collections.Counter()
         self.examples = []
         self.extractive = collections.Counter()
+        self.copied = collections.Counter()  # a one-turn segment's L3 is its L2
 
     def add(self, level, text, sources):
         src = sources.lower()
@@ -233,8 +234,10 @@ def measure_faithfulness(r, sessions, faith):
             rng = bl.summary_range(row)
             ids = [i for i in text_of if rng and rng[0] <= i <= rng[1]]
             faith.add(3, content, "\n".join(text_of[i] for i in ids))
-            if '"extractive"' in json.dumps(row):
+            if row.get("origin") == "extractive":
                 faith.extractive[3] += 1
+            elif row.get("origin") == "copy":
+                faith.copied[3] += 1
     return shown_all
 
 
@@ -482,7 +485,7 @@ def main():
 
     if a.json:
         def faith_json(f):
-            return {k: dict(getattr(f, k)) for k in ("rows", "terms", "invented", "looping", "extractive")} | {"share": f.share()}
+            return {k: dict(getattr(f, k)) for k in ("rows", "terms", "invented", "looping", "extractive", "copied")} | {"share": f.share()}
         with open(a.json, "w") as out:
             json.dump({
                 "sets": [{"name": r_["name"], "turns": r_["turns"], "seconds": r_["seconds"], "questions": r_["questions"],

@@ -132,7 +132,7 @@ def main():
             "turns": s["turns"], "seconds": s["seconds"], "turns_s": s["turns"] / max(s["seconds"], 1e-9),
             "calls": s["model_calls"], "cpu_s": s["cpu_s"], "pass_rss": s["peak_rss_mib"],
             "invented": invented / terms if terms else 0.0, "invented_n": invented, "terms": terms,
-            "looping": sum(f["looping"].values()), "rows": f["rows"], "extractive": f["extractive"],
+            "looping": sum(f["looping"].values()), "rows": f["rows"], "extractive": f["extractive"], "copied": f.get("copied", {}),
             "recall": s["recall"]["ragger search"], "questions": s["questions"],
             "demo": mem["demo"],
         }
@@ -145,7 +145,7 @@ def main():
         return [label, *(fn(r) for r in cols)]
 
     def lv(r, level, key):
-        return r[key].get(str(level), 0)
+        return r[key].get(str(level), r[key].get(level, 0))
 
     rows = [
         row("model file", lambda r: f"{r['file_mib']:.0f} MiB"),
@@ -157,8 +157,9 @@ def main():
         row("backfill: model calls a turn, CPU, peak RSS (both models)", lambda r: f"{r['calls'] / max(r['turns'], 1):.2f}, {r['cpu_s']:.0f} s, {r['pass_rss']:.0f} MiB"),
         row("invented names/numbers, L2 + L3", lambda r: f"{r['invented']:.1%} ({r['invented_n']} of {r['terms']})"),
         row("looping summaries, L2 + L3", lambda r: f"{r['looping']}"),
-        row("L2 / L3 written by the model", lambda r: f"{lv(r, 2, 'rows') - lv(r, 2, 'extractive')} of {lv(r, 2, 'rows')} / "
-            f"{lv(r, 3, 'rows') - lv(r, 3, 'extractive')} of {lv(r, 3, 'rows')}"),
+        row("L2 written by the model (the rest extractive)", lambda r: f"{lv(r, 2, 'rows') - lv(r, 2, 'extractive')} of {lv(r, 2, 'rows')}"),
+        row("L3 of several turns written by the model (the rest extractive)", lambda r: (
+            lambda many: f"{many - lv(r, 3, 'extractive')} of {many}")(lv(r, 3, 'rows') - lv(r, 3, 'copied'))),
         row("recall@5, `ragger search`", lambda r: f"{r['recall']:.3f} ({r['questions']} questions)"),
         row("demo: key terms found; invented", lambda r: f"{r['demo']['found']} of {r['demo']['terms']}; {r['demo']['faith']['share']:.1%}"),
     ]

@@ -158,6 +158,8 @@ pub fn run_pass(
         None => None,
     };
     slot.cancel = Cancel { stop: Some(flags.stop.clone()), deadline: opts.deadline };
+    let past_deadline = || flags.stopped() || opts.deadline.is_some_and(|d| Instant::now() >= d);
+    vectors::ahead(store, &mut slot.vectors, session_id, &past_deadline)?;
     let mut stop = None;
     'pass: loop {
         if flags.stopped() {

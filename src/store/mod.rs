@@ -119,6 +119,14 @@ impl Store {
         Ok(store)
     }
 
+    /// Run SQL on the database as it is (unit tests outside `store` that
+    /// set up rows).
+    #[cfg(test)]
+    pub fn exec(&self, sql: &str) -> Result<()> {
+        self.conn.execute_batch(sql)?;
+        Ok(())
+    }
+
     fn configure(&self) -> Result<()> {
         // busy_timeout first: the journal-mode switch itself may need to wait.
         self.conn.busy_timeout(BUSY_TIMEOUT)?;

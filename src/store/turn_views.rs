@@ -13,6 +13,20 @@ pub fn texts(store: &Store, turn: i64) -> Result<(i64, String, String)> {
     Ok(stmt.query_row([turn], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?)
 }
 
+/// Up to `n` turns with ids above `after_id` (in id order) that wait for a
+/// fold and have no own-text vector yet, of `session` or of every session.
+/// Read through the index of unfolded turns: few in steady state, however
+/// many old turns lack a vector.
+pub fn unfolded_without_vector(store: &Store, session: Option<i64>, after_id: i64, n: usize) -> Result<Vec<i64>> {
+    let mut stmt = store.conn.prepare_cached(
+        "SELECT id FROM turns INDEXED BY turns_unfolded_id
+          WHERE l3_id IS NULL AND t_vec = 0 AND id > ?1 AND (?2 IS NULL OR session_id = ?2)
+          ORDER BY id LIMIT ?3",
+    )?;
+    let ids = stmt.query_map(params![after_id, session, n as i64], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok(ids)
+}
+
 /// Up to `n` turns of `session` just before turn `turn` (oldest first).
 pub fn before(store: &Store, session: i64, turn: i64, n: usize) -> Result<Vec<i64>> {
     let mut stmt = store.conn.prepare_cached(
