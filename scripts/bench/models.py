@@ -179,9 +179,12 @@ def main():
         verdict = f"By the rule the default is **{res[best]['label']}** (`--model {best}`)."
     else:
         best = None
-        by_quality = min(names, key=lambda m: quality_key(res[m]))
+        keys = sorted({quality_key(res[m]) for m in names})
+        by_quality = [m for m in names if quality_key(res[m]) == keys[0]]
         verdict = ("No model meets every limit, so the rule chooses none and the default stays "
-                   f"{res[names[0]]['label']}; by faithfulness, then recall, alone the better one is {res[by_quality]['label']}.")
+                   f"{res[names[0]]['label']}; by faithfulness, then recall, alone "
+                   + (f"the better one is {res[by_quality[0]]['label']}." if len(by_quality) == 1 else
+                      "they tie (" + ", ".join(res[m]['label'] for m in by_quality) + ")."))
     print(table)
     print("\n".join(lines))
     print(verdict)
