@@ -338,6 +338,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--threads", type=int, default=0, help="CPU threads of the local model and the embedder (0: all cores)")
     ap.add_argument("--model-path", help="the local backend's GGUF (default: the configured default model)")
+    ap.add_argument("--server", metavar="URL", help="an OpenAI-compatible server (e.g. llama-server) as the memory model instead of the local backend")
+    ap.add_argument("--server-model", default="", help="the model name to ask the --server for")
+    ap.add_argument("--config-extra", default="", metavar="TOML", help="a TOML snippet added to the config (e.g. [summaries] settings)")
     ap.add_argument("--no-demo", action="store_true")
     ap.add_argument("--keep", help="keep the databases in this folder")
     ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
@@ -360,7 +363,12 @@ def main():
             server = bl.ExtractiveServer(work)
         cfg = os.path.join(work, "config.toml")
         with open(cfg, "w") as f:
-            f.write(bl.base_config(server.url if server else None, threads=a.threads, model_path=a.model_path))
+            if a.server:
+                base = "\n".join(["[memory_model]", 'backend = "openai"', f'url = "{a.server}"', f'model = "{a.server_model}"',
+                                  "timeout_seconds = 600"]) + "\n"
+            else:
+                base = bl.base_config(server.url if server else None, threads=a.threads, model_path=a.model_path)
+            f.write(bl.merge_toml(base, a.config_extra.replace("\\n", "\n")) if a.config_extra else base)
         for path in paths:
             if not os.path.isfile(path):
                 bl.die(PROG, f"{path}: no such file (set --data)", 2)
