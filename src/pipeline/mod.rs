@@ -159,7 +159,11 @@ pub fn run_pass(
     };
     slot.cancel = Cancel { stop: Some(flags.stop.clone()), deadline: opts.deadline };
     let past_deadline = || flags.stopped() || opts.deadline.is_some_and(|d| Instant::now() >= d);
-    vectors::ahead(store, &mut slot.vectors, session_id, &past_deadline)?;
+    // Under `--limit` the pass takes only a few items: their folds embed
+    // what they need, not the whole backlog ahead.
+    if opts.limit.is_none() {
+        vectors::ahead(store, &mut slot.vectors, session_id, &past_deadline)?;
+    }
     let mut stop = None;
     'pass: loop {
         if flags.stopped() {
