@@ -3,8 +3,10 @@
 over a database kept by `scripts/bench/memory.sh --keep DIR` (issue 14's
 "search beats grep" goal; BENCHMARKS.md, "Memory quality"). A Python copy of
 the score in src/search/ (cosine × vector_weight + share of the query's
-words × keyword_weight, each row a candidate, rolled up to the first 5
-distinct sessions); read-only on the database.
+words × keyword_weight, a word only in the turn before a raw turn counting
+0.3, each row a candidate, rolled up to the first 5 distinct sessions);
+read-only on the database. Every turn is a candidate here; the binary
+takes the keyword and vector candidates and the turns after keyword hits.
 
 usage: search_ablation.py DIR [--bin RAGGER] [--max-turns N]
 Needs `pip install snowballstemmer` (the Snowball English stemmer, as the
@@ -53,12 +55,14 @@ session_of.update({("summary", i): s for i, s in db.execute(
     "SELECT m.id, s.external_id FROM summaries m JOIN sessions s ON s.id = m.session_id WHERE m.level = 3")})
 text = {("turn", i): f"{u} {x}" for i, u, x in db.execute("SELECT id, user_text, assistant_text FROM turns")}
 text.update({("l2", i): l for i, l in db.execute("SELECT id, l2 FROM turns WHERE l2 IS NOT NULL")})
-text.update({("summary", i): f"{c} {k or ''}" for i, c, k in db.execute("SELECT id, content, key_terms FROM summaries WHERE level = 3")})
+# A copied summary (a one-turn segment's L3) is no candidate of its own.
+text.update({("summary", i): f"{c} {k or ''}" for i, c, k in db.execute(
+    "SELECT id, content, key_terms FROM summaries WHERE level = 3 AND origin <> 'copy'")})
 at = dict(db.execute("SELECT id, at FROM turns"))
 model = db.execute("SELECT model FROM embeddings LIMIT 1").fetchone()[0]
 vec = {}
 for kind, rid, blob in db.execute("SELECT kind, row_id, vector FROM embeddings WHERE model = ?", (model,)):
-    if (kind, rid) in session_of:
+    if (kind, rid) in session_of and (kind, rid) in text:
         vec[(kind, rid)] = struct.unpack(f"<{len(blob) // 4}f", blob)
 flat = [re.sub(r"\s+", " ", q["question"]).strip() for q in qs]
 p = subprocess.run([a.bin, "--config", os.path.join(a.dir, "config.toml"), "--db", dbp, "embed", "--stdin"],
@@ -79,15 +83,25 @@ def have(key, stems, dates):
     return out
 
 
-def recall(stems, stops, kinds, dates, wv=0.7, wk=0.3):
+# The turn said before each turn in its session (by time, then id).
+previous = {}
+for sess in {s for k, s in session_of.items() if k[0] == "turn"}:
+    ids = sorted((at[i], i) for (kind, i), s in session_of.items() if kind == "turn" and s == sess)
+    previous.update({("turn", b[1]): ("turn", a[1]) for a, b in zip(ids, ids[1:])})
+
+
+def recall(stems, stops, kinds, dates, wv=0.7, wk=0.3, before=0.0):
+    """`before`: what a query word found only in the previous turn counts."""
     bags = {k: have(k, stems, dates) for k in vec if k[0] in kinds}
+    context = {k: have(previous[k], stems, False) if k in previous else set() for k in bags}
     hits = 0
     for q, qv in zip(qs, qvec):
         terms = list(dict.fromkeys((stem(w) if stems else w) for w in words(q["question"]) if w not in stops))
         scored = []
         for key, bag in bags.items():
             cos = max(0.0, min(1.0, sum(x * y for x, y in zip(qv, vec[key]))))
-            share = sum(t in bag for t in terms) / len(terms) if terms else 0.0
+            found = sum(1.0 if t in bag else before if t in context[key] else 0.0 for t in terms)
+            share = found / len(terms) if terms else 0.0
             scored.append((wv * cos + wk * share, key))
         scored.sort(reverse=True)
         top = m.distinct_sessions(session_of[k] for _, k in scored)
@@ -101,7 +115,8 @@ rows = [
     ("+ stems", dict(stems=True, stops=OLD, kinds=ALL, dates=False)),
     ("+ stems, NLTK stopwords", dict(stems=True, stops=NLTK, kinds=ALL, dates=False)),
     ("+ stems, NLTK stopwords, no L2 hits by default", dict(stems=True, stops=NLTK, kinds=NO_L2, dates=False)),
-    ("+ stems, NLTK stopwords, no L2 hits, turn month and year (now)", dict(stems=True, stops=NLTK, kinds=NO_L2, dates=True)),
+    ("+ stems, NLTK stopwords, no L2 hits, turn month and year", dict(stems=True, stops=NLTK, kinds=NO_L2, dates=True)),
+    ("+ the previous turn's words at 0.3 (now)", dict(stems=True, stops=NLTK, kinds=NO_L2, dates=True, before=0.3)),
 ]
 print(f"{len(qs)} questions")
 for name, kw in rows:
@@ -109,3 +124,5 @@ for name, kw in rows:
 now = rows[-1][1]
 print("  keyword weight 0.2 / 0.4 / 0.5 / 0.6 / 0.7: " + " / ".join(
     f"{recall(**now, wv=1 - w, wk=w):.3f}" for w in (0.2, 0.4, 0.5, 0.6, 0.7)))
+print("  previous turn's weight 0.15 / 0.2 / 0.4 / 0.5: " + " / ".join(
+    f"{recall(**{**now, 'before': b}):.3f}" for b in (0.15, 0.2, 0.4, 0.5)))

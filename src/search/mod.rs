@@ -12,6 +12,12 @@
 //! segment that holds it, shown as that hit's evidence, so an identifier a
 //! summary dropped still leads to its segment and session.
 //!
+//! A raw turn is read with the turn said before it in its session: a
+//! turn answers or goes on from that one ("They love dinosaurs" after
+//! "What do your kids like?"), so a query word that only the previous turn
+//! holds counts [`PREVIOUS_TURN_WEIGHT`] of one the turn holds itself, and
+//! the turn after a keyword match is a candidate too.
+//!
 //! Turn summaries (L2) are hits only when `--level 2` asks for them: an L2
 //! is a one-sentence view of a turn whose own words and vector are
 //! searched anyway, and as a second, vaguer copy of the same turn it
@@ -20,7 +26,7 @@
 
 mod score;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -29,7 +35,7 @@ use serde::Serialize;
 use crate::store::embeddings::{self, Kind};
 use crate::store::search::{self as rows, Content, Found};
 use crate::store::Store;
-use score::{coverage, dot_blob, query_terms, stem, stems};
+use score::{coverage_in_context, dot_blob, query_terms, stem, stems};
 
 pub use crate::store::search::Filters;
 pub use score::is_stopword;
@@ -106,6 +112,11 @@ struct Scores {
     keyword: Option<f64>,
 }
 
+/// What a query word found only in the turn before a raw turn counts,
+/// against 1 for a word of the turn's own (chosen by measurement:
+/// BENCHMARKS.md, "Memory quality"; 0.2 to 0.5 gave the same gain).
+pub const PREVIOUS_TURN_WEIGHT: f64 = 0.3;
+
 /// Candidates taken from each side before blending.
 fn pool(limit: usize) -> usize {
     (limit * 5).max(100)
@@ -135,10 +146,19 @@ pub fn search(
 
     let t = Instant::now();
     if let Some(q) = fts_query(text) {
-        for (key, rank) in rows::keyword_candidates(store, &q, filters, k).context("keyword search")? {
+        let found = rows::keyword_candidates(store, &q, filters, k).context("keyword search")?;
+        for (key, rank) in &found {
             // bm25() is lower-is-better.
-            cands.entry(key).or_default().keyword = Some(-rank);
+            cands.entry(*key).or_default().keyword = Some(-rank);
             out.keyword_matches += 1;
+        }
+        // The turn after a matching turn may be about its words too.
+        for ((kind, id), _) in found {
+            if kind == Kind::Turn {
+                if let Some(next) = rows::next_turn(store, id)? {
+                    cands.entry((Kind::Turn, next)).or_default();
+                }
+            }
         }
     }
     out.keyword_time = t.elapsed();
@@ -163,7 +183,8 @@ pub fn search(
     let words = query_terms(text);
     let mut ranked: Vec<(Key, f64, f64)> = Vec::with_capacity(cands.len());
     for (key, s) in &cands {
-        let kw = coverage(&words, &keyword_stems(store, *key)?);
+        let (have, before) = keyword_stems(store, *key)?;
+        let kw = coverage_in_context(&words, &have, &before, PREVIOUS_TURN_WEIGHT);
         let score = if query.is_some() {
             weights.vector * s.vector.map_or(0.0, |c| c.clamp(0.0, 1.0)) + weights.keyword * kw
         } else {
@@ -214,14 +235,19 @@ pub fn search(
 /// The stems a candidate's keyword score looks for the query's words in:
 /// its text, and for a raw turn also the month and year it was said in
 /// (local time), so "camping in June" finds the turn about camping that
-/// was captured in June.
-fn keyword_stems(store: &Store, key: Key) -> Result<std::collections::HashSet<String>> {
+/// was captured in June; then, for a raw turn, the stems of the turn said
+/// before it (its context; empty for other rows).
+fn keyword_stems(store: &Store, key: Key) -> Result<(HashSet<String>, HashSet<String>)> {
     let (text, at) = rows::text_of(store, key.0, key.1)?;
     let mut have = stems(&text);
     if let Some(at) = at {
         have.extend(date_words(at).iter().map(|w| stem(w)));
     }
-    Ok(have)
+    let before = match key.0 {
+        Kind::Turn => rows::previous_turn_text(store, key.1)?.map(|t| stems(&t)).unwrap_or_default(),
+        _ => HashSet::new(),
+    };
+    Ok((have, before))
 }
 
 /// The month (lower-cased English name) and year of a time in ms, local.

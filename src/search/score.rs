@@ -58,13 +58,26 @@ pub fn stems(text: &str) -> HashSet<String> {
 }
 
 /// The share of `terms` (from [`query_terms`]) found among a text's
-/// [`stems`]: 0 to 1, the same scale in every query (0 when the query has
-/// only stopwords).
-pub fn coverage(terms: &[String], have: &HashSet<String>) -> f64 {
+/// [`stems`], the text read with its context: a term the text lacks but
+/// `context` holds counts `weight` (0 to 1). On the same scale, 0 to 1, in
+/// every query (0 when the query has only stopwords).
+pub fn coverage_in_context(terms: &[String], have: &HashSet<String>, context: &HashSet<String>, weight: f64) -> f64 {
     if terms.is_empty() {
         return 0.0;
     }
-    terms.iter().filter(|t| have.contains(*t)).count() as f64 / terms.len() as f64
+    let found: f64 = terms
+        .iter()
+        .map(|t| {
+            if have.contains(t) {
+                1.0
+            } else if context.contains(t) {
+                weight
+            } else {
+                0.0
+            }
+        })
+        .sum();
+    found / terms.len() as f64
 }
 
 /// Dot product of a unit query with a stored little-endian f32 unit vector

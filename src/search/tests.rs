@@ -1,6 +1,8 @@
 //! Unit tests of hybrid search over a small fixture database.
 
-use super::score::{coverage, dot_blob, query_terms, stems};
+use std::collections::HashSet;
+
+use super::score::{coverage_in_context, dot_blob, query_terms, stems};
 use super::*;
 use crate::store::vector_to_blob;
 
@@ -19,6 +21,11 @@ fn dot_blob_matches_a_plain_dot_product() {
     let want: f32 = q.iter().zip(&v).map(|(a, b)| a * b).sum();
     assert!((dot_blob(&q, &vector_to_blob(&v)).unwrap() - want).abs() < 1e-6);
     assert_eq!(dot_blob(&q, &vector_to_blob(&v[..6])), None);
+}
+
+/// The share of the query's terms a text holds, without context.
+fn coverage(terms: &[String], have: &HashSet<String>) -> f64 {
+    coverage_in_context(terms, have, &HashSet::new(), 0.0)
 }
 
 fn unit(v: [f32; 2]) -> Vec<f32> {
@@ -140,4 +147,43 @@ fn a_raw_turn_is_found_by_the_month_and_year_it_was_said_in() {
     let score = find(&format!("guitar {when}")).expect("turn 3 is a candidate by its vector");
     assert!((score - 0.2).abs() < 1e-6, "{score}");
     assert!(find("guitar lessons").unwrap().abs() < 1e-6, "no date, no keyword score");
+}
+
+#[test]
+fn coverage_in_context_counts_the_context_s_words_at_their_weight() {
+    let terms = query_terms("kids dinosaurs");
+    let own = stems("They love dinosaurs.");
+    let before = stems("What do your kids like?");
+    assert_eq!(coverage_in_context(&terms, &own, &before, 0.3), (1.0 + 0.3) / 2.0);
+    assert_eq!(coverage_in_context(&terms, &own, &HashSet::new(), 0.3), 0.5);
+    // A word the turn holds itself counts once, whatever its context holds.
+    assert_eq!(coverage_in_context(&terms, &stems("kids dinosaurs"), &before, 0.3), 1.0);
+}
+
+#[test]
+fn a_raw_turn_is_read_with_the_turn_before_it_in_its_session() {
+    // Session a: turn 1 asks, turn 2 answers; session b: turn 3 speaks of
+    // kids too, but its session has no turn before it.
+    let s = crate::store::search::fixture(&[]);
+    s.exec(
+        "UPDATE turns SET user_text = CASE id
+             WHEN 1 THEN 'What do your kids like?'
+             WHEN 2 THEN 'They love dinosaurs.'
+             ELSE 'The kids went camping.' END",
+    )
+    .unwrap();
+    let turns = Filters { level: Some(1), ..Default::default() };
+    // Hits best first (ties in any order) with their scores.
+    let scores = |q: &str| {
+        let o = search(&s, q, None, &turns, W, 10).unwrap();
+        let mut v: Vec<(i64, f64)> = o.hits.iter().map(|h| (h.id, (h.score * 100.0).round() / 100.0)).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    };
+    // Turn 2 holds "dinosaurs" and is read after the question about kids;
+    // turn 3 holds "kids" only.
+    assert_eq!(scores("kids dinosaurs"), vec![(2, 0.65), (1, 0.5), (3, 0.5)]);
+    // Keyword-only, turn 2 matches nothing itself: it is a candidate as the
+    // turn after a match, scored at the context's weight.
+    assert_eq!(scores("kids"), vec![(1, 1.0), (3, 1.0), (2, 0.3)]);
 }

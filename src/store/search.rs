@@ -113,6 +113,34 @@ pub fn text_of(store: &Store, kind: Kind, id: i64) -> Result<(String, Option<i64
     Ok(store.conn.prepare_cached(sql)?.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?.unwrap_or_default())
 }
 
+/// The text of the turn said just before `turn` in its session (by time,
+/// then id); None for a session's first turn.
+pub fn previous_turn_text(store: &Store, turn: i64) -> Result<Option<String>> {
+    Ok(store
+        .conn
+        .prepare_cached(
+            "SELECT p.user_text || ' ' || p.assistant_text FROM turns t
+             JOIN turns p ON p.session_id = t.session_id AND (p.at, p.id) < (t.at, t.id)
+             WHERE t.id = ?1 ORDER BY p.at DESC, p.id DESC LIMIT 1",
+        )?
+        .query_row([turn], |r| r.get(0))
+        .optional()?)
+}
+
+/// The turn said just after `turn` in its session (by time, then id). It
+/// passes every filter `turn` passed: same session and project, no earlier.
+pub fn next_turn(store: &Store, turn: i64) -> Result<Option<i64>> {
+    Ok(store
+        .conn
+        .prepare_cached(
+            "SELECT n.id FROM turns t
+             JOIN turns n ON n.session_id = t.session_id AND (n.at, n.id) > (t.at, t.id)
+             WHERE t.id = ?1 ORDER BY n.at, n.id LIMIT 1",
+        )?
+        .query_row([turn], |r| r.get(0))
+        .optional()?)
+}
+
 /// The L3 segment a turn was folded into.
 pub fn segment_of(store: &Store, turn: i64) -> Result<Option<i64>> {
     Ok(store
