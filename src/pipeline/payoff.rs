@@ -74,6 +74,19 @@ impl Payoff {
     fn counts(&self) -> (u32, u32) {
         (self.asked.load(Ordering::Relaxed), self.passed.load(Ordering::Relaxed))
     }
+
+    /// Whether asking still pays off; the first time it does not, says so
+    /// with `-v` in the words `say` makes of (asked, passed).
+    fn pays(&self, probe: u32, verbose: bool, say: impl FnOnce(u32, u32) -> String) -> bool {
+        if self.worth_it(probe) {
+            return true;
+        }
+        if self.first_stop(probe) && verbose {
+            let (asked, passed) = self.counts();
+            eprintln!("ragger: {}", say(asked, passed));
+        }
+        false
+    }
 }
 
 impl Asking {
@@ -81,31 +94,19 @@ impl Asking {
     /// first replies pay off, and for one item in [`PAYOFF`] after. `what`
     /// names the level in the `-v` line said when asking stops paying off.
     pub fn ask_first(&self, what: &str, verbose: bool) -> bool {
-        if self.first.worth_it(FIRST_PROBE) {
-            return true;
-        }
-        if self.first.first_stop(FIRST_PROBE) && verbose {
-            let (asked, passed) = self.first.counts();
-            eprintln!(
-                "ragger: {what}: {passed} of {asked} first replies passed the check; \
+        self.first.pays(FIRST_PROBE, verbose, |asked, passed| {
+            format!(
+                "{what}: {passed} of {asked} first replies passed the check; \
                  one in {PAYOFF} asks the model for the rest of this pass"
-            );
-        }
-        self.first.rested.fetch_add(1, Ordering::Relaxed) % PAYOFF == PAYOFF - 1
+            )
+        }) || self.first.rested.fetch_add(1, Ordering::Relaxed) % PAYOFF == PAYOFF - 1
     }
 
     /// Whether a rejected reply should be asked again.
     pub fn ask_again(&self, what: &str, verbose: bool) -> bool {
-        if self.retry.worth_it(RETRY_PROBE) {
-            return true;
-        }
-        if self.retry.first_stop(RETRY_PROBE) && verbose {
-            let (asked, passed) = self.retry.counts();
-            eprintln!(
-                "ragger: {what}: {passed} of {asked} replies asked again passed the check; no more retries this pass"
-            );
-        }
-        false
+        self.retry.pays(RETRY_PROBE, verbose, |asked, passed| {
+            format!("{what}: {passed} of {asked} replies asked again passed the check; no more retries this pass")
+        })
     }
 
     /// Counts a reply (a retry or a first reply) and whether it passed.
