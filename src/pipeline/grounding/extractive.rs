@@ -131,12 +131,16 @@ struct Part {
 /// Words that end a lead-in: "Caroline told Melanie that", "The user asked how".
 const LINKS: &[&str] = &["that", "how", "whether", "why", "what", "if"];
 
-/// A sentence's lead-in (three to six words, up to a link word or a colon)
+/// A sentence's lead-in (three to six words, up to a link word or a colon
+/// and a space)
 /// as its lowercased words, and the byte where the rest starts.
 fn lead_in(sentence: &str) -> Option<(String, usize)> {
     let spans = super::loops::word_spans(sentence);
     for r in spans.iter().take(6).skip(2).cloned() {
-        let colon = sentence[r.end..].starts_with(':');
+        // A colon ends a lead-in only before a space: "key:value",
+        // "std::io" and "[topic:db]" are words of their own.
+        let after = &sentence[r.end..];
+        let colon = after.starts_with(':') && after[1..].starts_with(char::is_whitespace);
         if !colon && !LINKS.contains(&sentence[r.clone()].to_lowercase().as_str()) {
             continue;
         }

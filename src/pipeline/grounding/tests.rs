@@ -181,6 +181,19 @@ fn an_extractive_fold_does_not_repeat_the_turns_labels() {
 }
 
 #[test]
+fn an_extractive_fold_keeps_a_colon_inside_a_word() {
+    let items = ["The user asked about key:value pairs in std::io.", "The user asked about [topic:db] tags."];
+    let fold = extractive_fold(None, &items, 3000);
+    for want in ["key:value", "std::io", "[topic:db]"] {
+        assert!(fold.contains(want), "{want} missing from {fold}");
+    }
+    // A colon before a space still ends a lead-in said once.
+    let items = ["The user asked this: how to test a restore.", "The user asked this: how to encrypt."];
+    let fold = extractive_fold(None, &items, 3000);
+    assert_eq!(fold.matches("The user asked this:").count(), 1, "{fold}");
+}
+
+#[test]
 fn key_terms_keep_identifiers_names_and_measures() {
     let t = key_terms(
         [
