@@ -110,6 +110,11 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
     for j in 0..head.views.len() {
         let Some(score) = judged[offset + j] else { continue };
         let boundary = score.is_boundary();
+        if boundary && j > 0 {
+            // The turn starts the next fold, which judges and logs it.
+            cut = j;
+            break;
+        }
         if opts.verbose {
             eprintln!(
                 "ragger: segmenter: session {} turn {}: score {:.3} (depth {:.3}, similarity {:.3}, lexical {:.3}, answers the assistant {}, pause {:.3}, cue {:.2}, content words {}) bar {:.3}, topic signal {:.3} (floor {:.3}) -> {}",
@@ -129,16 +134,8 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
                 if boundary { "new segment" } else { "continues" }
             );
         }
-        if !boundary {
-            continue;
-        }
-        if j == 0 {
-            if head.start.is_none() {
-                head.start = Some((StartReason::TopicShift, Some(score.total)));
-            }
-        } else {
-            cut = j;
-            break;
+        if boundary && head.start.is_none() {
+            head.start = Some((StartReason::TopicShift, Some(score.total)));
         }
     }
     if cut < head.ids.len() {
