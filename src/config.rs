@@ -144,6 +144,10 @@ pub struct Summaries {
     #[serde(serialize_with = "as_typed")]
     pub temperature: f32,
     pub max_tokens: u32,
+    /// A fold whose sources, in their own words, are at most this many
+    /// words long is written from them without the model: a summary of 3 to
+    /// 5 sentences could not shorten them (0: every fold asks).
+    pub short_fold_words: u64,
     /// Which signals split a session into topic segments.
     pub segmenter: crate::pipeline::segment::Mode,
     /// The floor the segmenter's topic signal (depth, lexical novelty, cue)
@@ -180,6 +184,7 @@ impl Default for Summaries {
             max_input_chars: 3000,
             temperature: 0.2,
             max_tokens: 500,
+            short_fold_words: 100,
             segmenter: crate::pipeline::segment::Mode::Auto,
             segment_threshold: 0.1,
             segment_relative: 0.7,
@@ -474,6 +479,7 @@ fn check(c: &Config, origins: &Origins) -> Result<()> {
     range!("summaries", "temperature", s.temperature, 0.0, 2.0);
     range!("summaries", "max_tokens", s.max_tokens, 1, 1 << 20);
     range!("summaries", "max_summary_tokens", s.max_summary_tokens, 1, 1 << 20);
+    range!("summaries", "short_fold_words", s.short_fold_words, 0, 1 << 20);
     range!("summaries", "min_episodes", s.min_episodes, 1, 100_000);
     range!("summaries", "segment_threshold", s.segment_threshold, 0.0, 10.0);
     range!("summaries", "segment_relative", s.segment_relative, 0.0, 1.0);

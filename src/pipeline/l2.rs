@@ -79,7 +79,7 @@ fn request(item: &L2Item, opts: &PassOptions, temperature: f32) -> Request {
     Request {
         messages: prompts::turn_summary(&item.user, &item.assistant, opts.summaries.max_input_chars),
         temperature,
-        max_tokens: opts.summaries.max_tokens.min(200),
+        max_tokens: opts.summaries.max_tokens.min(prompts::L2_REPLY_TOKENS),
         stop: vec![],
     }
 }

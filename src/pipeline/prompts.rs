@@ -92,6 +92,15 @@ impl Scope {
     }
 }
 
+/// Reply tokens an L2 may take (under `[summaries] max_tokens`): the one
+/// sentence it asks for (two at most are kept) with room to spare.
+pub const L2_REPLY_TOKENS: u32 = 200;
+/// Reply tokens a fold may take (under `[summaries] max_tokens`): the 3 to
+/// 5 sentences it asks for with room to spare. A small model that rambles
+/// on to `max_tokens` (500) spent twice the time on a reply the grounding
+/// check then refused (BENCHMARKS.md, issue 19).
+pub const FOLD_REPLY_TOKENS: u32 = 256;
+
 /// A fresh summary of several items (no running summary yet).
 pub fn fresh(scope: Scope, items: &[&str], max_chars: usize) -> Vec<Message> {
     vec![

@@ -144,7 +144,10 @@ fn threshold_policy_gates_by_tokens_and_episode_count_and_folds_in_one_call() {
     let server = topic_server();
     let env = Env::new()
         .with_server(&server)
-        .with_config("[summaries]\nfold = \"threshold\"\nthreshold_tokens = 20\nmin_episodes = 3");
+        // Every fold asks (the topic server's turns are short).
+        .with_config(
+            "[summaries]\nfold = \"threshold\"\nthreshold_tokens = 20\nmin_episodes = 3\nshort_fold_words = 0",
+        );
     capture_topics(&env, "s", &["a", "a"], &[]);
     let r = once(&env);
     assert_eq!(r["l2"], 2);
@@ -248,8 +251,8 @@ fn completed_session_summaries_fold_into_the_project_summary() {
 fn a_projects_backlog_of_session_summaries_folds_in_one_call() {
     let server = topic_server();
     // A model without a vote folds backlogs in batches (a voting model
-    // judges each item on its own).
-    let env = Env::new().with_server(&server).with_config("[summaries]\nsegmenter = \"off\"");
+    // judges each item on its own); every fold asks (the turns are short).
+    let env = Env::new().with_server(&server).with_config("[summaries]\nsegmenter = \"off\"\nshort_fold_words = 0");
     let at = minutes_ago(30);
     capture_topics(&env, "s1", &["db", "db"], &["--project", "app", "--at", &at]);
     capture_topics(&env, "s2", &["ui", "ui"], &["--project", "app", "--at", &at]);
@@ -573,4 +576,24 @@ fn worker_loop_wakes_on_sigusr1_and_stops_cleanly_on_sigterm() {
     let status = worker.wait().unwrap();
     assert_eq!(status.code(), Some(0), "clean exit on SIGTERM");
     env.assert_check();
+}
+
+#[test]
+fn a_backlog_as_short_as_a_summary_is_kept_in_its_own_words_without_a_fold_call() {
+    for (words, calls, origin) in [(100, 2, "extractive"), (0, 3, "model")] {
+        let server = topic_server();
+        let env = Env::new()
+            .with_server(&server)
+            .with_config(&format!("[summaries]\nsegmenter = \"off\"\nshort_fold_words = {words}"));
+        capture_topics(&env, "s", &["db", "db"], &[]);
+        let r = once(&env);
+        assert_eq!((r["l2"].as_i64(), r["l3_folds"].as_i64()), (Some(2), Some(1)), "{r}");
+        // Two L2 calls; the fold of their two short sentences asks only when
+        // short_fold_words is 0.
+        assert_eq!(server.chat_requests().len(), calls, "short_fold_words = {words}");
+        let show = env.show("s");
+        assert_eq!(show["summaries"][0]["origin"], origin, "{show:#}");
+        assert!(show["summaries"][0]["content"].as_str().unwrap().contains("[topic:db]"), "{show:#}");
+        env.assert_check();
+    }
 }

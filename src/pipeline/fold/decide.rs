@@ -49,6 +49,19 @@ pub fn decide(
     let s = &opts.summaries;
     let items = input.items;
     let last_try = input.attempts + 1 >= opts.max_attempts as i64;
+    let extractive = || Written {
+        model: input.copy_model.to_string(),
+        prompt_version: prompts::EXTRACTIVE_VERSION,
+        origin: "extractive",
+    };
+    if let Some(content) = short_fold(opts, input) {
+        let written = extractive();
+        return Ok(match (input.start, input.run) {
+            (Some((reason, score)), _) => Decision::Start { content, written, reason, score },
+            (None, None) => Decision::Start { content, written, reason: StartReason::First, score: None },
+            (None, Some(_)) => Decision::Update { content, written },
+        });
+    }
     let examples = prompts::example_texts();
     // One model call whose reply must pass the grounding check against
     // `sources`; Ok(None) after two replies that did not.
@@ -68,7 +81,8 @@ pub fn decide(
             if retry && !asking.ask_again(what, opts.verbose) {
                 break;
             }
-            let req = Request { messages: messages.clone(), temperature, max_tokens: s.max_tokens, stop: vec![] };
+            let max_tokens = s.max_tokens.min(prompts::FOLD_REPLY_TOKENS);
+            let req = Request { messages: messages.clone(), temperature, max_tokens, stop: vec![] };
             let text = tidy::tidy(&complete(model, &req)?.text, None);
             if verdict::is_topic_shift(&text) {
                 asking.record(retry, verdict_ok);
@@ -92,11 +106,6 @@ pub fn decide(
             );
         }
         Ok::<_, ModelError>(None)
-    };
-    let extractive = || Written {
-        model: input.copy_model.to_string(),
-        prompt_version: prompts::EXTRACTIVE_VERSION,
-        origin: "extractive",
     };
     // A new summary from the items alone.
     let start = |reason: StartReason, score: Option<f32>| -> Result<Decision, ModelError> {
@@ -148,4 +157,23 @@ pub fn decide(
         Err(ModelError::BadReply(why)) => Ok(Decision::Retry(why)),
         Err(e) => Err(e),
     }
+}
+
+/// The fold written from its sources' own words, without the model, when
+/// they are already as short as the summary of 3 to 5 sentences a fold asks
+/// for: the extractive fold of the running summary (for a merge) and the
+/// new items has at most `[summaries] short_fold_words` words (0: never).
+/// None for a single item that starts a summary (it is copied) and for a
+/// merge whose reply would also carry the model's topic vote.
+pub fn short_fold(opts: &PassOptions, input: &FoldInput<'_>) -> Option<String> {
+    let limit = opts.summaries.short_fold_words as usize;
+    let running = match (input.start, input.run) {
+        _ if limit == 0 => return None,
+        (Some(_), _) | (None, None) if input.items.len() == 1 => return None,
+        (Some(_), _) | (None, None) => None,
+        (None, Some(_)) if opts.segment.model_votes => return None,
+        (None, Some(run)) => Some(run.content.as_str()),
+    };
+    let text = grounding::extractive_fold(running, input.items, opts.summaries.max_input_chars);
+    (text.split_whitespace().count() <= limit).then_some(text)
 }

@@ -31,7 +31,7 @@ use crate::store::fold::{self as store_fold, Change, FoldCommit};
 /// Closing an idle session completes its running L3 (`housekeeping`).
 use crate::store::summaries::{FoldKey, Running};
 use crate::store::Store;
-pub use decide::{decide, Decision, FoldInput};
+pub use decide::{decide, short_fold, Decision, FoldInput};
 pub use project::l4_step;
 pub use session::l3_step;
 
@@ -80,20 +80,24 @@ impl Fold {
             FoldKey::Project(_) => (Level::L4, Subject::Summary(self.ids[0])),
         }
     }
-    fn needs_model(&self) -> bool {
+    /// Whether deciding the fold may call the model (else it is not loaded).
+    fn needs_model(&self, opts: &PassOptions) -> bool {
         policy::needs_model(self.items.len(), self.start)
+            && short_fold(opts, &self.input(&self.items.iter().map(String::as_str).collect::<Vec<_>>())).is_none()
     }
-    fn decide(&self, model: Option<&dyn MemoryModel>, opts: &PassOptions) -> Result<Decision, ModelError> {
-        let items: Vec<&str> = self.items.iter().map(String::as_str).collect();
-        let input = FoldInput {
+    fn input<'a>(&'a self, items: &'a [&'a str]) -> FoldInput<'a> {
+        FoldInput {
             scope: self.scope(),
             run: self.run.as_ref(),
-            items: &items,
+            items,
             copy_model: &self.copy_model,
             attempts: self.attempts,
             start: self.start,
-        };
-        decide(model, opts, &input)
+        }
+    }
+    fn decide(&self, model: Option<&dyn MemoryModel>, opts: &PassOptions) -> Result<Decision, ModelError> {
+        let items: Vec<&str> = self.items.iter().map(String::as_str).collect();
+        decide(model, opts, &self.input(&items))
     }
     /// A bad reply: not this fold again in this pass.
     fn skip(&self, skip: &mut Skip) {
@@ -149,7 +153,7 @@ fn fold_claimed(
     skip: &mut Skip,
     report: &mut Report,
 ) -> Result<Step> {
-    let model = match model_for(slot, folds.iter().any(Fold::needs_model)) {
+    let model = match model_for(slot, folds.iter().any(|f| f.needs_model(opts))) {
         Ok(m) => m,
         Err(e) => {
             for f in &folds {

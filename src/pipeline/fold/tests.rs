@@ -13,6 +13,7 @@ use crate::pipeline::prompts;
 struct Scripted {
     replies: Vec<Result<String, ModelError>>,
     prompts: Mutex<Vec<String>>,
+    max_tokens: Mutex<Vec<u32>>,
 }
 
 impl Scripted {
@@ -20,6 +21,7 @@ impl Scripted {
         Scripted {
             replies: replies.iter().map(|r| r.clone().map(str::to_string)).collect(),
             prompts: Mutex::new(Vec::new()),
+            max_tokens: Mutex::new(Vec::new()),
         }
     }
     fn calls(&self) -> usize {
@@ -41,6 +43,7 @@ impl MemoryModel for Scripted {
         Ok(())
     }
     fn generate(&self, req: &Request) -> Result<Reply, ModelError> {
+        self.max_tokens.lock().unwrap().push(req.max_tokens);
         let mut prompts = self.prompts.lock().unwrap();
         prompts.push(req.messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n"));
         let i = (prompts.len() - 1).min(self.replies.len() - 1);
@@ -53,8 +56,10 @@ const NEW: &str = "The user asked how to check the restic backups; the assistant
 const GOOD: &str =
     "The user set up nightly restic backups of /srv to a USB disk and asked how to check them; the assistant suggested restic check weekly.";
 
+/// Options whose folds always ask the model (the texts here are short;
+/// `short_fold_words` has tests of its own below).
 fn opts(votes: bool) -> PassOptions {
-    let mut o = PassOptions::new("me".into(), Summaries::default());
+    let mut o = PassOptions::new("me".into(), Summaries { short_fold_words: 0, ..Summaries::default() });
     o.segment.model_votes = votes;
     o
 }
@@ -81,6 +86,8 @@ fn a_grounded_merge_updates_the_running_summary() {
     }
     assert_eq!(m.calls(), 1);
     assert!(!m.last_prompt().contains("NO_MERGE"), "an untrusted model is not asked for the verdict");
+    // The 3 to 5 sentences asked for, not the 500 tokens a rambling model would take.
+    assert_eq!(*m.max_tokens.lock().unwrap(), vec![prompts::FOLD_REPLY_TOKENS]);
 }
 
 #[test]
@@ -321,4 +328,75 @@ fn project_folds_that_keep_failing_the_check_are_written_extractively_without_as
     let before = m.calls();
     decide(Some(&m), &o, &session).unwrap();
     assert_eq!(m.calls() - before, 2, "a session fold asks, and asks again");
+}
+
+/// Options with `short_fold_words` at `words`.
+fn short_opts(words: u64, votes: bool) -> PassOptions {
+    let mut o = opts(votes);
+    o.summaries.short_fold_words = words;
+    o
+}
+
+#[test]
+fn sources_as_short_as_a_summary_are_kept_in_their_own_words_without_asking() {
+    // RUNNING and NEW hold 12 and 15 words: 27 in all.
+    let m = Scripted::new(&[Ok(GOOD)]);
+    let r = run(10);
+    let merge = input(Some(&r), &[NEW], 0);
+    match decide(Some(&m), &short_opts(30, false), &merge).unwrap() {
+        Decision::Update { content, written } => {
+            assert!(content.contains("nightly restic backups") && content.contains("restic check weekly"), "{content}");
+            assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+    let other = "The user asked how to bake sourdough bread; the assistant suggested a long cold proof.";
+    let items = [NEW, other];
+    let mut fresh = input(None, &items, 0);
+    fresh.start = Some((StartReason::TopicShift, Some(0.9)));
+    match decide(Some(&m), &short_opts(30, false), &fresh).unwrap() {
+        Decision::Start { content, written, reason, .. } => {
+            assert!(content.contains("restic check weekly") && content.contains("sourdough"), "{content}");
+            assert_eq!((written.origin, reason), ("extractive", StartReason::TopicShift));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 0, "nothing to shorten: the model is not asked");
+}
+
+#[test]
+fn longer_sources_a_voting_model_and_a_limit_of_zero_still_ask() {
+    let r = run(10);
+    let merge = input(Some(&r), &[NEW], 0);
+    for (o, why) in [
+        (short_opts(20, false), "27 words are more than 20"),
+        (short_opts(0, false), "0 turns the rule off"),
+        (short_opts(100, true), "the merge reply carries the model's topic vote"),
+    ] {
+        let m = Scripted::new(&[Ok(GOOD)]);
+        assert!(short_fold(&o, &merge).is_none(), "{why}");
+        assert!(matches!(decide(Some(&m), &o, &merge).unwrap(), Decision::Update { .. }));
+        assert_eq!(m.calls(), 1, "{why}");
+    }
+    // A single item that starts a summary is copied, not kept extractively.
+    let mut one = input(None, &[NEW], 0);
+    one.start = Some((StartReason::First, None));
+    assert!(short_fold(&short_opts(100, false), &one).is_none());
+}
+
+#[test]
+fn a_pass_whose_folds_are_all_short_does_not_load_the_model() {
+    let fold = |items: Vec<String>| Fold {
+        key: FoldKey::Session(1),
+        ids: vec![1, 2],
+        items,
+        copy_model: "m".into(),
+        attempts: 0,
+        run: None,
+        start: Some((StartReason::TopicShift, None)),
+        terms: NewTerms::Given(Vec::new()),
+    };
+    let o = short_opts(30, false);
+    assert!(!fold(vec![NEW.into(), RUNNING.into()]).needs_model(&o), "27 words");
+    assert!(fold(vec![NEW.into(), GOOD.into()]).needs_model(&o), "39 words");
 }
