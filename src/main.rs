@@ -21,16 +21,26 @@ fn main() -> ExitCode {
         }
     };
     ragger::display::set_color(cli.global.color.wanted());
-    match ragger::cmd::run(cli) {
-        Ok(exit) => ExitCode::from(exit.code() as u8),
+    let code = match ragger::cmd::run(cli) {
+        Ok(exit) => exit.code() as u8,
+        Err(err) if is_broken_pipe(&err) => 0,
         Err(err) => {
-            if is_broken_pipe(&err) {
-                return ExitCode::SUCCESS;
-            }
             eprintln!("ragger: {err:#}");
-            ExitCode::from(ragger::exit::code_of(&err, ERROR_CLASSES).code() as u8)
+            ragger::exit::code_of(&err, ERROR_CLASSES).code() as u8
         }
+    };
+    if ragger::llm::calls_running() > 0 {
+        // A model call abandoned by a signal or `--max-seconds` still runs
+        // on its thread: end now, without the exit-time destructors that
+        // would tear down llama.cpp under it. The database, the run lock
+        // and the output were closed and written when `run` returned.
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        // SAFETY: `_exit` ends the process at once; nothing after it runs.
+        unsafe { libc::_exit(i32::from(code)) }
     }
+    ExitCode::from(code)
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

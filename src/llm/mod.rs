@@ -9,7 +9,7 @@ pub mod http;
 pub mod local;
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -178,6 +178,38 @@ impl Cancel {
 /// How often a waiting caller looks at its [`Cancel`].
 const CANCEL_POLL: Duration = Duration::from_millis(20);
 
+/// Model calls running on their threads, in the whole process.
+static CALLS_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Model calls still running on their threads: after a pass, the ones it
+/// abandoned. The process must then end without its exit-time destructors
+/// (`main`): they tear down llama.cpp's global state while an abandoned
+/// local decode still uses it, and the process died of a segmentation
+/// fault after printing its report (2 runs in 30 of `summarize --once
+/// --max-seconds 3` with `parallel = 4` on a loaded machine).
+pub fn calls_running() -> usize {
+    CALLS_RUNNING.load(Ordering::SeqCst)
+}
+
+/// Counts one running call, in the process and in its model, until dropped
+/// (also when the call panics).
+struct Running(Arc<AtomicUsize>);
+
+impl Running {
+    fn start(mine: &Arc<AtomicUsize>) -> Running {
+        CALLS_RUNNING.fetch_add(1, Ordering::SeqCst);
+        mine.fetch_add(1, Ordering::SeqCst);
+        Running(Arc::clone(mine))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+        CALLS_RUNNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// A model whose calls can be abandoned in flight: each call runs on its
 /// own thread while the caller waits for the answer or the [`Cancel`],
 /// whichever comes first. An abandoned call finishes (or times out) on its
@@ -187,11 +219,18 @@ pub struct Interruptible {
     cancel: Cancel,
     /// Completions asked for (the preflight aside).
     calls: std::sync::atomic::AtomicU64,
+    /// This model's calls running on their threads.
+    running: Arc<AtomicUsize>,
 }
 
 impl Interruptible {
     pub fn new(inner: Box<dyn MemoryModel>, cancel: Cancel) -> Self {
-        Interruptible { inner: Arc::from(inner), cancel, calls: Default::default() }
+        Interruptible { inner: Arc::from(inner), cancel, calls: Default::default(), running: Default::default() }
+    }
+
+    /// This model's calls still running on their threads.
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
     }
 
     /// How many completions were asked for so far.
@@ -208,9 +247,11 @@ impl Interruptible {
         }
         let (tx, rx) = mpsc::channel();
         let inner = Arc::clone(&self.inner);
+        let running = Running::start(&self.running);
         std::thread::Builder::new()
             .name("model-call".into())
             .spawn(move || {
+                let _running = running;
                 let _ = tx.send(call(inner.as_ref()));
             })
             .map_err(|e| ModelError::Unavailable(format!("cannot start a thread for the model call: {e}")))?;
@@ -296,6 +337,36 @@ mod tests {
 
     fn request(max_tokens: u32) -> Request {
         Request { messages: vec![Message::user("x")], temperature: 0.0, max_tokens, stop: vec![] }
+    }
+
+    #[test]
+    fn an_abandoned_call_counts_as_running_until_its_thread_ends() {
+        struct Slow;
+        impl MemoryModel for Slow {
+            fn describe(&self) -> String {
+                "slow".into()
+            }
+            fn model_id(&self) -> String {
+                "slow".into()
+            }
+            fn preflight(&self) -> Result<(), ModelError> {
+                Ok(())
+            }
+            fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
+                std::thread::sleep(Duration::from_millis(300));
+                Ok(Reply { text: "done".into(), usage: Usage::default() })
+            }
+        }
+        let cancel = Cancel { stop: None, deadline: Some(Instant::now() + Duration::from_millis(50)) };
+        let m = Interruptible::new(Box::new(Slow), cancel);
+        assert!(matches!(m.generate(&request(10)), Err(ModelError::Interrupted)));
+        assert_eq!(m.running(), 1, "abandoned, still running");
+        assert!(calls_running() >= 1);
+        let waited = Instant::now();
+        while m.running() > 0 && waited.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(m.running(), 0, "the thread ended and was counted out");
     }
 
     #[test]
