@@ -191,21 +191,19 @@ pub fn calls_running() -> usize {
     CALLS_RUNNING.load(Ordering::SeqCst)
 }
 
-/// Counts one running call, in the process and in its model, until dropped
-/// (also when the call panics).
-struct Running(Arc<AtomicUsize>);
+/// Counts one running call in the process until dropped (also when the
+/// call panics).
+struct Running;
 
 impl Running {
-    fn start(mine: &Arc<AtomicUsize>) -> Running {
+    fn start() -> Running {
         CALLS_RUNNING.fetch_add(1, Ordering::SeqCst);
-        mine.fetch_add(1, Ordering::SeqCst);
-        Running(Arc::clone(mine))
+        Running
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
         CALLS_RUNNING.fetch_sub(1, Ordering::SeqCst);
     }
 }
@@ -219,18 +217,17 @@ pub struct Interruptible {
     cancel: Cancel,
     /// Completions asked for (the preflight aside).
     calls: std::sync::atomic::AtomicU64,
-    /// This model's calls running on their threads.
-    running: Arc<AtomicUsize>,
 }
 
 impl Interruptible {
     pub fn new(inner: Box<dyn MemoryModel>, cancel: Cancel) -> Self {
-        Interruptible { inner: Arc::from(inner), cancel, calls: Default::default(), running: Default::default() }
+        Interruptible { inner: Arc::from(inner), cancel, calls: Default::default() }
     }
 
-    /// This model's calls still running on their threads.
+    /// This model's calls still running on their threads (each holds a
+    /// handle on the model).
     pub fn running(&self) -> usize {
-        self.running.load(Ordering::SeqCst)
+        Arc::strong_count(&self.inner) - 1
     }
 
     /// How many completions were asked for so far.
@@ -247,12 +244,13 @@ impl Interruptible {
         }
         let (tx, rx) = mpsc::channel();
         let inner = Arc::clone(&self.inner);
-        let running = Running::start(&self.running);
+        let running = Running::start();
         std::thread::Builder::new()
             .name("model-call".into())
             .spawn(move || {
                 let _running = running;
                 let _ = tx.send(call(inner.as_ref()));
+                drop(inner);
             })
             .map_err(|e| ModelError::Unavailable(format!("cannot start a thread for the model call: {e}")))?;
         loop {

@@ -31,7 +31,8 @@ use crate::store::fold::{self as store_fold, Change, FoldCommit};
 /// Closing an idle session completes its running L3 (`housekeeping`).
 use crate::store::summaries::{FoldKey, Running};
 use crate::store::Store;
-pub use decide::{decide, short_fold, Decision, FoldInput};
+use decide::short_fold;
+pub use decide::{decide, Decision, FoldInput};
 pub use project::l4_step;
 pub use session::l3_step;
 
