@@ -162,58 +162,97 @@ pub fn is_stop_word(w: &str) -> bool {
 
 /// Why a reply is bad, or `None` when it may be stored.
 pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String> {
-    let source_text = sources.join("\n");
-    let source_lower = source_text.to_lowercase();
-    let source_words: HashSet<String> = words(&source_text).into_iter().collect();
-    let reply_lower = reply.to_lowercase();
-    for echo in INSTRUCTION_ECHOES {
-        if reply_lower.contains(echo) && !source_lower.contains(echo) {
-            return Some(format!("the reply echoes the prompt ({echo:?})"));
+    let grounds = Grounds::new(sources, examples);
+    grounds.lasting_fault(reply).or_else(|| grounds.fault_of_whole(reply))
+}
+
+/// What a reply is checked against: its sources and the prompt's worked
+/// examples, read once.
+pub struct Grounds {
+    text: String,
+    lower: String,
+    words: HashSet<String>,
+    stems: HashSet<String>,
+    examples: Vec<Vec<String>>,
+}
+
+impl Grounds {
+    pub fn new(sources: &[&str], examples: &[&str]) -> Self {
+        let text = sources.join("\n");
+        let words: HashSet<String> = self::words(&text).into_iter().collect();
+        let stems = words.iter().map(|w| stem(w)).collect();
+        Grounds {
+            lower: text.to_lowercase(),
+            text,
+            words,
+            stems,
+            examples: examples.iter().map(|e| self::words(e)).collect(),
         }
     }
-    if only_asks(reply) {
-        return Some("the reply asks instead of telling what was said".into());
-    }
-    if let Some(run) = looping(reply) {
-        return Some(format!("the reply loops ({run:?} repeated)"));
-    }
-    let invented: Vec<String> =
-        terms(reply).into_iter().filter(|t| !supported(t, &source_lower, &source_words)).collect();
-    if !invented.is_empty() {
-        return Some(format!("the reply names what its sources do not: {}", invented.join(", ")));
-    }
-    let reply_words = words(reply);
-    if negates(reply_words.iter()) && !negates(source_words.iter()) {
-        return Some("the reply negates where its sources never do".into());
-    }
-    let source_stems: HashSet<String> = source_words.iter().map(|w| stem(w)).collect();
-    let judged: Vec<&str> = JUDGEMENTS
-        .iter()
-        .filter(|j| reply_words.iter().any(|w| w == *j) && !source_stems.contains(&stem(j)))
-        .copied()
-        .collect();
-    if !judged.is_empty() {
-        return Some(format!("the reply judges where its sources do not: {}", judged.join(", ")));
-    }
-    for example in examples {
-        if let Some(gram) = copied(&reply_words, &words(example), &source_words) {
-            return Some(format!("the reply copies a worked example ({gram:?})"));
+
+    /// A fault that no continuation of the reply can undo: once text has
+    /// it, so has every text that starts with it. An echo of the prompt,
+    /// a loop, an invented term, a negation or judgement the sources never
+    /// make, a copied example.
+    pub fn lasting_fault(&self, reply: &str) -> Option<String> {
+        let reply_lower = reply.to_lowercase();
+        for echo in INSTRUCTION_ECHOES {
+            if reply_lower.contains(echo) && !self.lower.contains(echo) {
+                return Some(format!("the reply echoes the prompt ({echo:?})"));
+            }
         }
-    }
-    let content = content_words(reply);
-    if content.is_empty() && !unspaced(reply) && !content_words(&source_text).is_empty() {
-        return Some("the reply says nothing about its sources".into());
-    }
-    // Word overlap means nothing for scripts written without spaces (a
-    // Chinese clause is one "word"): there only the terms are checked.
-    if !content.is_empty() && !unspaced(reply) {
-        let shared = content.iter().filter(|w| source_stems.contains(&stem(w))).count();
-        let share = shared as f32 / content.len() as f32;
-        if share < MIN_OVERLAP {
-            return Some(format!("the reply shares too little with its sources ({:.0}% of its words)", share * 100.0));
+        if let Some(run) = looping(reply) {
+            return Some(format!("the reply loops ({run:?} repeated)"));
         }
+        let invented: Vec<String> =
+            terms(reply).into_iter().filter(|t| !supported(t, &self.lower, &self.words)).collect();
+        if !invented.is_empty() {
+            return Some(format!("the reply names what its sources do not: {}", invented.join(", ")));
+        }
+        let reply_words = words(reply);
+        if negates(reply_words.iter()) && !negates(self.words.iter()) {
+            return Some("the reply negates where its sources never do".into());
+        }
+        let judged: Vec<&str> = JUDGEMENTS
+            .iter()
+            .filter(|j| reply_words.iter().any(|w| w == *j) && !self.stems.contains(&stem(j)))
+            .copied()
+            .collect();
+        if !judged.is_empty() {
+            return Some(format!("the reply judges where its sources do not: {}", judged.join(", ")));
+        }
+        for example in &self.examples {
+            if let Some(gram) = copied(&reply_words, example, &self.words) {
+                return Some(format!("the reply copies a worked example ({gram:?})"));
+            }
+        }
+        None
     }
-    None
+
+    /// A fault of the reply as a whole, which more text may cure: it only
+    /// asks, says nothing about its sources, or shares too little with them.
+    fn fault_of_whole(&self, reply: &str) -> Option<String> {
+        if only_asks(reply) {
+            return Some("the reply asks instead of telling what was said".into());
+        }
+        let content = content_words(reply);
+        if content.is_empty() && !unspaced(reply) && !content_words(&self.text).is_empty() {
+            return Some("the reply says nothing about its sources".into());
+        }
+        // Word overlap means nothing for scripts written without spaces (a
+        // Chinese clause is one "word"): there only the terms are checked.
+        if !content.is_empty() && !unspaced(reply) {
+            let shared = content.iter().filter(|w| self.stems.contains(&stem(w))).count();
+            let share = shared as f32 / content.len() as f32;
+            if share < MIN_OVERLAP {
+                return Some(format!(
+                    "the reply shares too little with its sources ({:.0}% of its words)",
+                    share * 100.0
+                ));
+            }
+        }
+        None
+    }
 }
 
 /// [`check`] for a fold's reply, which must also keep something of each of
