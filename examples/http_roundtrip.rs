@@ -44,6 +44,7 @@ fn main() -> Result<(), ModelError> {
         temperature: 0.2,
         max_tokens: 80,
         stop: vec![],
+        settled: None,
     };
     let started = Instant::now();
     let raw = model.generate(&req)?;

@@ -117,6 +117,7 @@ fn run(args: &Args) -> Result<(), String> {
             temperature: args.temperature,
             max_tokens: args.max_tokens,
             stop: Vec::new(),
+            settled: None,
         };
         for b in &mut backends {
             let started = Instant::now();
@@ -222,6 +223,7 @@ fn run_batches(args: &Args) -> Result<(), String> {
             temperature: args.temperature,
             max_tokens: args.max_tokens,
             stop: Vec::new(),
+            settled: None,
         })
         .collect();
     let mut settings = vec![1];

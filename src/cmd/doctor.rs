@@ -141,6 +141,7 @@ fn memory_model(ctx: &Ctx) -> Check {
         temperature: 0.0,
         max_tokens: 8,
         stop: vec![],
+        settled: None,
     };
     let answer = crate::llm::factory::from_config(&ctx.config, &ctx.paths, ctx.verbose()).and_then(|model| {
         model.preflight()?;

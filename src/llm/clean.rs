@@ -19,6 +19,13 @@ const LABEL_WORDS: &[&str] = &[
 /// A label must contain one of these, so "Sure, here is" alone stays.
 const LABEL_KEYS: &[&str] = &["summary", "answer", "response", "output", "result"];
 
+/// Whether `text` (the end of a rendered prompt, where the reply starts)
+/// opens a reasoning block, as the templates of some reasoning models do.
+pub fn opens_reasoning(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    REASONING_TAGS.iter().any(|tag| lower.contains(&format!("<{tag}>")))
+}
+
 /// Clean a raw model reply. The result may be empty; the caller treats an
 /// empty result as a bad reply.
 pub fn clean_reply(raw: &str) -> String {
@@ -314,6 +321,14 @@ mod tests {
     fn plain_sentence_is_unchanged() {
         let s = "The user asked how to rotate logs with logrotate and the assistant gave a config.";
         assert_eq!(clean_reply(s), s);
+    }
+
+    #[test]
+    fn a_prompt_that_opens_a_reasoning_block_is_told_apart() {
+        assert!(opens_reasoning("<|im_start|>assistant\n<think>\n"));
+        assert!(opens_reasoning("<|Assistant|><THINK>"));
+        assert!(!opens_reasoning("<|im_start|>assistant\n"));
+        assert!(!opens_reasoning("think about it"));
     }
 
     #[test]

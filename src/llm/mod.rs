@@ -49,6 +49,39 @@ pub struct Request {
     pub temperature: f32,
     pub max_tokens: u32,
     pub stop: Vec<String>,
+    /// When the reply may end before the model ends it (see [`Settled`]).
+    pub settled: Option<Settled>,
+}
+
+/// A look at a reply while it is written, for a backend that writes it
+/// token by token (the local one; an HTTP backend receives the reply whole
+/// and ignores it). It is shown the reply so far up to the end of its last
+/// complete sentence ([`sentence_end`]), each time one more sentence is
+/// complete, and `Some(why)` ends the reply there: nothing that could
+/// follow would change what the caller makes of it (a fault that no
+/// continuation undoes, or all the sentences the caller keeps).
+#[derive(Clone)]
+pub struct Settled(pub Arc<SettledFn>);
+
+/// `Some(why)` when the reply so far is settled.
+pub type SettledFn = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+impl fmt::Debug for Settled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Settled(..)")
+    }
+}
+
+/// Whether byte `i` of `text` ends a sentence: a `.`, `!` or `?` followed
+/// by whitespace. The one rule for where a reply's sentences end.
+pub fn ends_sentence(text: &[u8], i: usize) -> bool {
+    matches!(text.get(i), Some(b'.' | b'!' | b'?')) && text.get(i + 1).is_some_and(|n| n.is_ascii_whitespace())
+}
+
+/// The length of `text` up to the end of its last complete sentence
+/// ([`ends_sentence`]), if it has one.
+pub fn sentence_end(text: &[u8]) -> Option<usize> {
+    (0..text.len()).rev().find(|&i| ends_sentence(text, i)).map(|i| i + 1)
 }
 
 /// What a call cost, as far as the backend reports it.
@@ -334,7 +367,7 @@ mod tests {
     use super::*;
 
     fn request(max_tokens: u32) -> Request {
-        Request { messages: vec![Message::user("x")], temperature: 0.0, max_tokens, stop: vec![] }
+        Request { messages: vec![Message::user("x")], temperature: 0.0, max_tokens, stop: vec![], settled: None }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::queue::{self, L2Item, Skip, Table};
 use super::verdict::is_topic_shift;
 use super::{grounding, prompts};
 use super::{ModelSlot, PassOptions, Report, Step};
-use crate::llm::{complete, MemoryModel, ModelError, Reply, Request};
+use crate::llm::{complete, MemoryModel, ModelError, Reply, Request, Settled};
 use crate::store::{turns, Store};
 
 pub fn step(
@@ -75,12 +75,16 @@ pub fn step(
     })
 }
 
-fn request(item: &L2Item, opts: &PassOptions, temperature: f32) -> Request {
+/// The sentences of an L2 reply that are kept (it is asked for one).
+const L2_SENTENCES: usize = 2;
+
+fn request(item: &L2Item, opts: &PassOptions, temperature: f32, settled: &Settled) -> Request {
     Request {
         messages: prompts::turn_summary(&item.user, &item.assistant, opts.summaries.max_input_chars),
         temperature,
         max_tokens: opts.summaries.max_tokens.min(prompts::L2_REPLY_TOKENS),
         stop: vec![],
+        settled: Some(settled.clone()),
     }
 }
 
@@ -96,6 +100,7 @@ fn summarize_turn(
 ) -> Result<(Reply, &'static str), ModelError> {
     let turn = format!("{}\n{}", item.user, item.assistant);
     let examples = prompts::example_texts();
+    let settled = grounding::settle(&[&turn], &examples, Some(L2_SENTENCES));
     let t = opts.summaries.temperature;
     let mut last = None;
     let asking = &opts.payoffs.l2;
@@ -105,8 +110,8 @@ fn summarize_turn(
         if !ask || retry && !asking.ask_again("L2", opts.verbose) {
             break;
         }
-        let mut reply = complete(model, &request(item, opts, temperature))?;
-        reply.text = super::tidy::tidy(&reply.text, Some(2));
+        let mut reply = complete(model, &request(item, opts, temperature, &settled))?;
+        reply.text = super::tidy::tidy(&reply.text, Some(L2_SENTENCES));
         let bad = if is_topic_shift(&reply.text) {
             Some("the reply is the NO_MERGE verdict, not a summary".to_string())
         } else {

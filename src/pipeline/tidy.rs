@@ -3,14 +3,14 @@
 //! sentence carries nothing, so only its first occurrence is kept, and an
 //! L2 is held to the two sentences it was asked for (at most).
 
-/// Split into sentences at `.`, `!` or `?` followed by whitespace; the
-/// last piece may be unterminated.
-fn sentences(text: &str) -> Vec<&str> {
+/// Split into sentences at `.`, `!` or `?` followed by whitespace
+/// ([`crate::llm::ends_sentence`]); the last piece may be unterminated.
+pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_some_and(|n| n.is_ascii_whitespace()) {
+    for i in 0..bytes.len() {
+        if crate::llm::ends_sentence(bytes, i) {
             let s = text[start..=i].trim();
             if !s.is_empty() {
                 out.push(s);

@@ -40,6 +40,7 @@ fn request() -> Request {
         temperature: 0.2,
         max_tokens: 64,
         stop: vec![],
+        settled: None,
     }
 }
 

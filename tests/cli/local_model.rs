@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use ragger::llm::local::{LocalModel, LocalOptions};
-use ragger::llm::{complete, MemoryModel, Message, ModelError, Request};
+use ragger::llm::{complete, ends_sentence, sentence_end, MemoryModel, Message, ModelError, Request, Settled};
 use ragger::pipeline::prompts::turn_summary;
 
 use crate::support::models::gguf;
@@ -47,6 +47,7 @@ fn summary_request(temperature: f32, max_tokens: u32) -> Request {
         temperature,
         max_tokens,
         stop: Vec::new(),
+        settled: None,
     }
 }
 
@@ -123,6 +124,7 @@ fn turn_summary_prompts_share_the_reusable_first_batch() {
         temperature: 0.0,
         max_tokens: 4,
         stop: Vec::new(),
+        settled: None,
     };
     model.generate(&ask("Why does cron not see my PATH?", "Cron starts jobs with a minimal environment.")).unwrap();
     let second = model.generate(&ask("Zip a folder in Python?", "Use shutil.make_archive.")).unwrap().usage;
@@ -217,8 +219,13 @@ fn distinct_turns() -> Vec<(String, String, Request)> {
         .iter()
         .map(|(u, a)| {
             let id = u.split_whitespace().find(|w| w.contains('-')).unwrap().trim_end_matches('?').to_string();
-            let req =
-                Request { messages: turn_summary(u, a, 3000), temperature: 0.0, max_tokens: 60, stop: Vec::new() };
+            let req = Request {
+                messages: turn_summary(u, a, 3000),
+                temperature: 0.0,
+                max_tokens: 60,
+                stop: Vec::new(),
+                settled: None,
+            };
             (id, format!("{u}\n{a}"), req)
         })
         .collect()
@@ -306,4 +313,52 @@ fn a_batch_larger_than_the_context_holds_runs_in_turns() {
     let replies = model.generate_batch(&[reqs[1].clone(), huge, reqs[2].clone()]);
     assert!(replies[0].is_ok() && replies[2].is_ok(), "{replies:?}");
     assert!(matches!(&replies[1], Err(ModelError::BadReply(m)) if m.contains("exceeds the context")), "{replies:?}");
+}
+
+/// A request for several sentences, and how often its `settled` was asked.
+fn several_sentences(settle_at_first: bool) -> (Request, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&asked);
+    let settled = settle_at_first.then(|| {
+        Settled(Arc::new(move |so_far: &str| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Some(format!("settled at {} bytes", so_far.len()))
+        }))
+    });
+    let req = Request {
+        messages: vec![Message::user("Write four short sentences about cats, each on the same line.")],
+        temperature: 0.0,
+        max_tokens: 120,
+        stop: Vec::new(),
+        settled,
+    };
+    (req, asked)
+}
+
+#[test]
+fn a_settled_reply_ends_at_the_sentence_that_settled_it() {
+    use std::sync::atomic::Ordering;
+    let (whole_req, _) = several_sentences(false);
+    let whole = shared().generate(&whole_req).expect("reply");
+    let first_end = (0..whole.text.len()).find(|&i| ends_sentence(whole.text.as_bytes(), i)).map(|i| i + 1);
+    let first_end = first_end.unwrap_or_else(|| panic!("the test needs a reply of two sentences: {:?}", whole.text));
+
+    let (req, asked) = several_sentences(true);
+    let settled = shared().generate(&req).expect("reply");
+    assert_eq!(settled.text, whole.text[..first_end], "the reply ends where it was settled");
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "asked once, when the first sentence was complete");
+    let (n, all) = (settled.usage.completion_tokens.unwrap(), whole.usage.completion_tokens.unwrap());
+    assert!(n < all, "{n} tokens generated, {all} without settling");
+
+    // Decoded beside another call, it ends the same way.
+    let model = LocalModel::new(LocalOptions { parallel: 2, ..options(gguf()) });
+    let (req, asked) = several_sentences(true);
+    let batch = model.generate_batch(&[req, whole_req]);
+    let text = &batch[0].as_ref().expect("reply").text;
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert_eq!(sentence_end(text.as_bytes()), None, "one sentence, ended before its whitespace: {text:?}");
+    assert!(text.ends_with(['.', '!', '?']), "{text:?}");
+    assert!(batch[1].as_ref().expect("reply").text.len() > text.len(), "the other call wrote on");
 }

@@ -298,6 +298,7 @@ mod tests {
             temperature: 0.2,
             max_tokens: 7,
             stop: vec!["END".into()],
+            settled: None,
         };
         let openai = OpenAi::chat_body(&req, None);
         assert_eq!(openai["max_tokens"], 7);

@@ -15,7 +15,8 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::ChatTemplateError;
 
 use super::{
-    backend, batches, check_gguf_file, find_stop, reusable, Engine, LocalOptions, BATCH, MAX_PARALLEL, REPEAT_PENALTY,
+    backend, batches, check_gguf_file, find_stop, reusable, Engine, LocalOptions, Watch, BATCH, MAX_PARALLEL,
+    REPEAT_PENALTY,
 };
 use crate::llm::{Message, ModelError, Reply, Request, Role, Usage};
 
@@ -69,11 +70,13 @@ impl Engine {
             cached_batches: Vec::new(),
             prefix: None,
             load_time: Duration::ZERO,
+            opens_reasoning: false,
         };
         // Fail at load time, not on every item, when llama.cpp does not know
         // the model's template.
-        engine.prompt(&[Message::user("hello")], true)?;
-        Ok(Engine { load_time: started.elapsed(), ..engine })
+        let probe = engine.prompt(&[Message::user("hello")], true)?;
+        let opens_reasoning = probe.rsplit("hello").next().is_some_and(crate::llm::clean::opens_reasoning);
+        Ok(Engine { load_time: started.elapsed(), opens_reasoning, ..engine })
     }
 
     /// The chat rendered with the model's template, ready for the reply when
@@ -204,6 +207,7 @@ impl Engine {
         let mut generated = 0usize;
         let mut logits_at = batch.n_tokens() - 1;
         let mut pos = n_prompt;
+        let mut watch = Watch::new(self.opens_reasoning);
         while generated < max_tokens {
             let token = sampler.sample(&self.ctx, logits_at);
             if vocab.is_eog(token) {
@@ -213,7 +217,7 @@ impl Engine {
             // Special tokens are rendered so that leaked template tokens
             // reach the reply cleaner rather than vanish mid-text.
             text.extend_from_slice(&vocab.token_to_piece(token, true, None));
-            if let Some(at) = find_stop(&text, &req.stop) {
+            if let Some(at) = find_stop(&text, &req.stop).or_else(|| watch.settled(req, &text)) {
                 text.truncate(at);
                 break;
             }

@@ -144,6 +144,36 @@ struct Engine {
     /// With `parallel` above 1: the shared opening held by sequence 0.
     prefix: Option<Prefix>,
     load_time: Duration,
+    /// The template starts every reply inside a reasoning block, whose
+    /// closing tag drops what came before it: no reply is settled early.
+    opens_reasoning: bool,
+}
+
+/// Where a reply being written may end early: [`Request::settled`] is asked
+/// each time one more sentence of the reply is complete.
+struct Watch {
+    /// Not for a reply that starts inside a reasoning block.
+    on: bool,
+    /// The length of the reply already judged.
+    judged: usize,
+}
+
+impl Watch {
+    fn new(opens_reasoning: bool) -> Self {
+        Watch { on: !opens_reasoning, judged: 0 }
+    }
+
+    /// The length the reply of `req` ends at, when what is written of it
+    /// (`text`) settles it.
+    fn settled(&mut self, req: &Request, text: &[u8]) -> Option<usize> {
+        let settled = req.settled.as_ref().filter(|_| self.on)?;
+        let end = crate::llm::sentence_end(text)?;
+        if end <= self.judged {
+            return None;
+        }
+        self.judged = end;
+        (settled.0)(&String::from_utf8_lossy(&text[..end])).map(|_| end)
+    }
 }
 
 impl LocalModel {

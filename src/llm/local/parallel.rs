@@ -10,7 +10,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-use super::{batches, find_stop, reusable, Engine, Job, BATCH};
+use super::{batches, find_stop, reusable, Engine, Job, Watch, BATCH};
 use crate::llm::{ModelError, Reply, Usage};
 
 /// The shared opening of prompts (the earlier messages), evaluated into
@@ -45,6 +45,7 @@ pub(super) struct Seq {
     evaluated: usize,
     sampler: LlamaSampler,
     text: Vec<u8>,
+    watch: Watch,
     generated: usize,
     /// A sampled token whose keys and values are still to compute.
     pending: Option<LlamaToken>,
@@ -182,6 +183,7 @@ impl<'e> Multi<'e> {
             evaluated,
             sampler,
             text: Vec::new(),
+            watch: Watch::new(self.engine.opens_reasoning),
             generated: 0,
             pending: None,
             logits_at: None,
@@ -321,7 +323,8 @@ impl<'e> Multi<'e> {
         seq.generated += 1;
         // As in `Engine::evaluate`: special tokens rendered for the cleaner.
         seq.text.extend_from_slice(&vocab.token_to_piece(token, true, None));
-        if let Some(at) = find_stop(&seq.text, &seq.job.req.stop) {
+        if let Some(at) = find_stop(&seq.text, &seq.job.req.stop).or_else(|| seq.watch.settled(&seq.job.req, &seq.text))
+        {
             seq.text.truncate(at);
             return true;
         }

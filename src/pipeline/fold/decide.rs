@@ -5,7 +5,7 @@
 use super::super::prompts::{self, Scope};
 use super::super::segment::StartReason;
 use super::super::{grounding, tidy, verdict, PassOptions};
-use crate::llm::{complete, MemoryModel, Message, ModelError, Request};
+use crate::llm::{complete, MemoryModel, Message, ModelError, Request, Settled};
 use crate::store::fold::Written;
 use crate::store::summaries::Running;
 
@@ -65,7 +65,10 @@ pub fn decide(
     let examples = prompts::example_texts();
     // One model call whose reply must pass the grounding check against
     // `sources`; Ok(None) after two replies that did not.
-    let grounded = |messages: Vec<Message>, check: &dyn Fn(&str) -> Option<String>, verdict_ok: bool| {
+    let grounded = |messages: Vec<Message>,
+                    check: &dyn Fn(&str) -> Option<String>,
+                    settled: Option<Settled>,
+                    verdict_ok: bool| {
         let model = model.ok_or_else(|| ModelError::Unavailable("no memory model for a fold that needs one".into()))?;
         let (asking, what) = match input.scope {
             Scope::Session => (&opts.payoffs.l3, "L3 fold"),
@@ -82,7 +85,8 @@ pub fn decide(
                 break;
             }
             let max_tokens = s.max_tokens.min(prompts::FOLD_REPLY_TOKENS);
-            let req = Request { messages: messages.clone(), temperature, max_tokens, stop: vec![] };
+            let req =
+                Request { messages: messages.clone(), temperature, max_tokens, stop: vec![], settled: settled.clone() };
             let text = tidy::tidy(&complete(model, &req)?.text, None);
             if verdict::is_topic_shift(&text) {
                 asking.record(retry, verdict_ok);
@@ -115,7 +119,8 @@ pub fn decide(
             return Ok(Decision::Start { content: items[0].trim().to_string(), written, reason, score });
         }
         let check = |text: &str| grounding::check_fold(text, None, items, &examples);
-        match grounded(prompts::fresh(input.scope, items, s.max_input_chars), &check, false) {
+        let settled = grounding::settle(items, &examples, None);
+        match grounded(prompts::fresh(input.scope, items, s.max_input_chars), &check, Some(settled), false) {
             Ok(Some((content, model))) => {
                 let written = Written { model, prompt_version: prompts::FRESH_VERSION, origin: "model" };
                 Ok(Decision::Start { content, written, reason, score })
@@ -142,7 +147,13 @@ pub fn decide(
     let Some(run) = input.run else { return start(StartReason::First, None) };
     let votes = opts.segment.model_votes;
     let check = |text: &str| grounding::check_fold(text, Some(&run.content), items, &examples);
-    match grounded(prompts::merge(input.scope, &run.content, items, s.max_input_chars, votes), &check, votes) {
+    // A reply that may be the topic verdict is written to the end.
+    let settled = (!votes).then(|| {
+        let sources: Vec<&str> = std::iter::once(run.content.as_str()).chain(items.iter().copied()).collect();
+        grounding::settle(&sources, &examples, None)
+    });
+    let merge = prompts::merge(input.scope, &run.content, items, s.max_input_chars, votes);
+    match grounded(merge, &check, settled, votes) {
         Ok(Some((text, _))) if verdict::is_topic_shift(&text) => start(StartReason::ModelNoMerge, None),
         Ok(Some((content, model))) => Ok(Decision::Update {
             content,

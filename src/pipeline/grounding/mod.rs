@@ -20,6 +20,7 @@ use std::collections::HashSet;
 
 mod extractive;
 mod loops;
+mod settle;
 mod terms;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,7 @@ mod tests;
 pub use extractive::{extractive_fold, extractive_turn};
 use loops::{copied, looping};
 pub use loops::{LOOP_GRAM, LOOP_TIMES};
+pub use settle::settle;
 use terms::supported;
 pub use terms::{key_terms, terms};
 
@@ -193,7 +195,8 @@ impl Grounds {
     /// A fault that no continuation of the reply can undo: once text has
     /// it, so has every text that starts with it. An echo of the prompt,
     /// a loop, an invented term, a negation or judgement the sources never
-    /// make, a copied example.
+    /// make, a copied example. (A local model stops writing a reply once
+    /// its complete sentences have one: [`settle`].)
     pub fn lasting_fault(&self, reply: &str) -> Option<String> {
         let reply_lower = reply.to_lowercase();
         for echo in INSTRUCTION_ECHOES {

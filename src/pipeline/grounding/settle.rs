@@ -1,0 +1,88 @@
+//! When a reply being written is already decided: the local backend stops
+//! writing it there (see [`crate::llm::Settled`]).
+
+use std::sync::Arc;
+
+use super::Grounds;
+use crate::llm::clean::clean_reply;
+use crate::llm::Settled;
+use crate::pipeline::tidy;
+
+/// The [`Settled`] of a reply that will be cleaned, tidied to at most
+/// `max_sentences` (as [`tidy::tidy`]) and checked against `sources`: its
+/// complete sentences, made into the text that would be stored, decide it
+///
+/// - when they have a [lasting fault](Grounds::lasting_fault): the reply
+///   is refused whatever follows;
+/// - when they are `max_sentences`: tidying keeps no more.
+///
+/// So the stored outcome is the same as if the model had written on. The
+/// sentences of the reply so far are the first sentences of the whole, so
+/// cleaned and tidied they are the start of the whole's text, except
+/// around markup: a closing reasoning tag drops what came before it, and
+/// quotes or bold around the whole reply come off. A reply with `<`
+/// or not starting with a letter or digit is therefore written to the end.
+pub fn settle(sources: &[&str], examples: &[&str], max_sentences: Option<usize>) -> Settled {
+    let grounds = Grounds::new(sources, examples);
+    Settled(Arc::new(move |so_far: &str| {
+        if so_far.contains('<') || !so_far.trim_start().starts_with(char::is_alphanumeric) {
+            return None;
+        }
+        let text = tidy::tidy(&clean_reply(so_far), max_sentences);
+        if let Some(fault) = grounds.lasting_fault(&text) {
+            return Some(fault);
+        }
+        max_sentences
+            .filter(|&n| tidy::sentences(&text).len() >= n)
+            .map(|n| format!("the {n} sentence(s) that are kept are written"))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TURN: &str =
+        "User: How should I back up /srv every night?\nAssistant: Use restic from a cron job to a USB disk.";
+
+    fn settled(s: &Settled, text: &str) -> Option<String> {
+        (s.0)(text)
+    }
+
+    #[test]
+    fn a_reply_is_settled_by_a_fault_no_continuation_undoes() {
+        let s = settle(&[TURN], &[], None);
+        assert_eq!(settled(&s, "The user asked how to back up /srv. "), None);
+        let why = settled(&s, "The user asked how to back up /srv. Restic was suggested by Melanie. ").unwrap();
+        assert!(why.contains("Melanie"), "{why}");
+        // What the caller checks of the whole reply fails for the same reason.
+        let whole =
+            "The user asked how to back up /srv. Restic was suggested by Melanie. It runs from cron to a USB disk.";
+        assert_eq!(super::super::check(whole, &[TURN], &[]), Some(why));
+    }
+
+    #[test]
+    fn a_fault_of_the_whole_that_more_text_may_cure_settles_nothing() {
+        // Only a question so far: the next sentence may tell.
+        let s = settle(&[TURN], &[], None);
+        assert_eq!(settled(&s, "How should /srv be backed up every night? "), None);
+    }
+
+    #[test]
+    fn a_reply_is_settled_once_it_has_the_sentences_that_are_kept() {
+        let s = settle(&[TURN], &[], Some(2));
+        assert_eq!(settled(&s, "The user asked how to back up /srv. "), None);
+        // A repeated sentence is dropped by tidying, so it does not count.
+        assert_eq!(settled(&s, "The user asked how to back up /srv. The user asked how to back up /srv. "), None);
+        assert!(settled(&s, "The user asked how to back up /srv. The assistant suggested restic. ").is_some());
+    }
+
+    #[test]
+    fn markup_or_a_wrapped_reply_is_written_to_the_end() {
+        let s = settle(&[TURN], &[], None);
+        assert!(settled(&s, "Restic, says Melanie. ").is_some());
+        assert_eq!(settled(&s, "Restic, says Melanie.</think> The user asked about /srv. "), None);
+        assert_eq!(settled(&s, "\"Restic, says Melanie. "), None);
+        assert_eq!(settled(&s, "**Restic, says Melanie. "), None);
+    }
+}
