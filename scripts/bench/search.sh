@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Search latency with exact cosine over all stored vectors: fills a temporary
-# database with random unit vectors (and random L2 texts for FTS) at each
-# size, then times `ragger search` (median of 5). Reports the vector scan and
+# database with turns of random text and random unit turn vectors at each
+# size (scripts/bench/fill_turns.py), then times `ragger search` (median of
+# 5), checking that it finds the one real turn. Reports the vector scan and
 # keyword times that `ragger -v search` prints, and the wall time of the
 # whole command (which includes loading the embedder for the query).
 #
@@ -35,45 +36,13 @@ export RAGGER_SYSTEM_CONFIG=/nonexistent RAGGER_CONFIG=$tmp/config.toml
 printf '[embedder]\nruntime_path = "%s"\nmodel_dir = "%s"\n' "$runtime" "$model_dir" > "$tmp/config.toml"
 db=$tmp/bench.db
 
-# One real turn summary, embedded by ragger, gives the current model id.
+# One real turn, embedded by ragger, gives the current model id; it is the
+# turn the query must find.
 "$bin" --db "$db" reembed --dry-run > /dev/null
-"$python" - "$db" <<'PY'
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-c.execute("INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (1, 'bench', 'p', 0, 0, 0)")
-c.execute("INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens) VALUES (1, 1, 0, 0, '', '', 0)")
-c.execute("UPDATE turns SET l2 = 'The user asked why the nightly backup failed on a full disk.', l2_state = 'done' WHERE id = 1")
-c.commit()
-PY
+"$python" scripts/bench/fill_turns.py seed "$db"
 "$bin" --db "$db" reembed
 
-fill() {
-  "$python" - "$db" "$1" <<'PY'
-import sqlite3, sys, numpy as np
-db, target = sys.argv[1], int(sys.argv[2])
-c = sqlite3.connect(db)
-c.execute("PRAGMA synchronous=OFF")
-model, dim = c.execute("SELECT model, dim FROM embeddings LIMIT 1").fetchone()
-have = c.execute("SELECT max(id) FROM turns").fetchone()[0]
-words = np.array("""backup disk database lock timeout query index vector search summary session project deploy
-kubernetes pod error retry network latency cache memory thread rust python function test build release version
-config file path folder permission restore log rotate cron schedule model embedding token batch meeting budget""".split())
-rng = np.random.default_rng(have)
-chunk = 20000
-for start in range(have + 1, target + 1, chunk):
-    ids = range(start, min(start + chunk, target + 1))
-    v = rng.standard_normal((len(ids), dim), dtype=np.float32)
-    v /= np.linalg.norm(v, axis=1, keepdims=True)
-    text = [" ".join(rng.choice(words, 12)) for _ in ids]
-    c.executemany("INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens, l2, l2_state)"
-                  " VALUES (?, 1, ?, 0, '', '', 0, ?, 'done')", ((i, i, t) for i, t in zip(ids, text)))
-    c.executemany("INSERT INTO embeddings VALUES ('l2', ?, 1, ?, ?, ?, 0)",
-                  ((i, model, dim, row.astype('<f4').tobytes()) for i, row in zip(ids, v)))
-    c.commit()
-c.execute("INSERT INTO l2_fts(l2_fts) VALUES ('rebuild')")
-c.commit()
-PY
-}
+fill() { "$python" scripts/bench/fill_turns.py fill "$db" "$1"; }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -85,7 +54,8 @@ for size in "${sizes[@]}"; do
   : > "$tmp/t.tsv"
   for _ in 1 2 3 4 5; do
     t0=$(ms)
-    "$bin" -v --db "$db" search "why did the nightly backup fail" > /dev/null 2> "$tmp/err"
+    "$bin" -v --db "$db" search "why did the nightly backup fail" > "$tmp/out" 2> "$tmp/err"
+    grep -q "backup disk was full" "$tmp/out" || { echo "bench: the search did not find the real turn" >&2; cat "$tmp/err" >&2; exit 1; }
     t1=$(ms)
     sed -n 's/.*query vector \([0-9]*\) ms; \([0-9]*\) vectors compared in \([0-9]*\) ms; [0-9]* keyword matches in \([0-9]*\) ms/\3\t\4\t\1/p' "$tmp/err" \
       | awk -v w=$((t1 - t0)) '{print $0 "\t" w}' >> "$tmp/t.tsv"
