@@ -258,8 +258,9 @@ impl Interruptible {
     }
 
     /// This model's calls still running on their threads (each holds a
-    /// handle on the model).
-    pub fn running(&self) -> usize {
+    /// handle on the model); the process-wide count is [`calls_running`].
+    #[cfg(test)]
+    fn running(&self) -> usize {
         Arc::strong_count(&self.inner) - 1
     }
 
@@ -328,9 +329,9 @@ pub fn truncate_for_message(s: &str, max_chars: usize) -> String {
 }
 
 /// A test double: answers the calls with its texts in turn (over again
-/// when they run out) and counts the calls.
+/// when they run out), each after its delay, and counts the calls.
 #[cfg(test)]
-pub(crate) struct Fixed(pub Vec<String>, pub std::sync::atomic::AtomicUsize);
+pub(crate) struct Fixed(pub Vec<String>, pub std::sync::atomic::AtomicUsize, pub Duration);
 
 #[cfg(test)]
 impl Fixed {
@@ -338,7 +339,11 @@ impl Fixed {
         Self::cycle(&[text])
     }
     pub fn cycle(texts: &[&str]) -> Self {
-        Fixed(texts.iter().map(|t| t.to_string()).collect(), Default::default())
+        Fixed(texts.iter().map(|t| t.to_string()).collect(), Default::default(), Duration::ZERO)
+    }
+    /// Answers `text` after `delay`.
+    pub fn slow(text: &str, delay: Duration) -> Self {
+        Fixed(vec![text.to_string()], Default::default(), delay)
     }
     pub fn calls(&self) -> usize {
         self.1.load(std::sync::atomic::Ordering::Relaxed)
@@ -357,6 +362,7 @@ impl MemoryModel for Fixed {
         Ok(())
     }
     fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
+        std::thread::sleep(self.2);
         let n = self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(Reply { text: self.0[n % self.0.len()].clone(), usage: Usage::default() })
     }
@@ -372,24 +378,8 @@ mod tests {
 
     #[test]
     fn an_abandoned_call_counts_as_running_until_its_thread_ends() {
-        struct Slow;
-        impl MemoryModel for Slow {
-            fn describe(&self) -> String {
-                "slow".into()
-            }
-            fn model_id(&self) -> String {
-                "slow".into()
-            }
-            fn preflight(&self) -> Result<(), ModelError> {
-                Ok(())
-            }
-            fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
-                std::thread::sleep(Duration::from_millis(300));
-                Ok(Reply { text: "done".into(), usage: Usage::default() })
-            }
-        }
         let cancel = Cancel { stop: None, deadline: Some(Instant::now() + Duration::from_millis(50)) };
-        let m = Interruptible::new(Box::new(Slow), cancel);
+        let m = Interruptible::new(Box::new(Fixed::slow("done", Duration::from_millis(300))), cancel);
         assert!(matches!(m.generate(&request(10)), Err(ModelError::Interrupted)));
         assert_eq!(m.running(), 1, "abandoned, still running");
         assert!(calls_running() >= 1);
