@@ -25,6 +25,24 @@ pub struct TurnInput {
     pub id: Option<String>,
 }
 
+impl TurnInput {
+    /// Redact the user's and the assistant's text in place, before anything
+    /// is stored or hashed from them; returns the number of secrets
+    /// replaced. Every door of capture (flags, `--stdin`, import, hooks)
+    /// comes through `admit_as`, which calls this.
+    pub fn redact(&mut self, r: &crate::redact::Redactor) -> usize {
+        let mut n = 0;
+        for field in [&mut self.user, &mut self.assistant] {
+            let (text, k) = r.redact(field);
+            if k > 0 {
+                *field = text.into_owned();
+                n += k;
+            }
+        }
+        n
+    }
+}
+
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     pub stored: u64,
@@ -94,7 +112,7 @@ impl Door {
         if self.exclusions.project(input.project.as_deref()) || cwd.and_then(crate::exclude::ignore_file).is_some() {
             return Ok(Admitted::Excluded);
         }
-        let n = crate::redact::redact_turn(&self.redactor, &mut input);
+        let n = input.redact(&self.redactor);
         if derive_key && input.id.as_deref().is_none_or(str::is_empty) {
             // After redaction: the key is a hash of what is stored, so no
             // secret is hashed and a line redacted alike gets the same key.

@@ -36,6 +36,24 @@ pub struct Database {
     pub path: Option<PathBuf>,
 }
 
+/// Which signals split a session into topic segments (`[summaries] segmenter`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Segmenter {
+    /// The embedding, lexical and pause signals; the model's NO_MERGE
+    /// verdict counts too when the backend is a server (not the small
+    /// in-process default).
+    #[default]
+    Auto,
+    /// The embedding, lexical and pause signals only.
+    Embedding,
+    /// The model's NO_MERGE verdict only (what ragger did before it had a
+    /// segmenter; useless with a small model).
+    Model,
+    /// Never split by topic (a segment still rolls over at its size limit).
+    Off,
+}
+
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
@@ -149,7 +167,7 @@ pub struct Summaries {
     /// 5 sentences could not shorten them (0: every fold asks).
     pub short_fold_words: u64,
     /// Which signals split a session into topic segments.
-    pub segmenter: crate::pipeline::segment::Mode,
+    pub segmenter: Segmenter,
     /// The floor the segmenter's topic signal (depth, lexical novelty, cue)
     /// must reach to start a new segment.
     #[serde(serialize_with = "as_typed")]
@@ -185,7 +203,7 @@ impl Default for Summaries {
             temperature: 0.2,
             max_tokens: 500,
             short_fold_words: 100,
-            segmenter: crate::pipeline::segment::Mode::Auto,
+            segmenter: Segmenter::Auto,
             segment_threshold: 0.1,
             segment_relative: 0.7,
             lexical_weight: 0.2,

@@ -202,7 +202,7 @@ fn query_terms(q: &str) -> Vec<String> {
     let mut terms = Vec::new();
     for w in q.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '?' | '!' | '(' | ')' | '"')) {
         let w = w.trim_matches(|c: char| matches!(c, '.' | ':' | '\'' | '`'));
-        if w.chars().count() >= 3 && !crate::pipeline::grounding::is_stop_word(&w.to_lowercase()) {
+        if w.chars().count() >= 3 && !crate::text::is_stop_word(&w.to_lowercase()) {
             push_term(&mut terms, w);
         }
     }

@@ -4,7 +4,6 @@ use anyhow::Result;
 
 use crate::store::{inspect as rows, Store};
 
-pub use crate::store::inspect::item_label;
 pub use crate::store::inspect::{ProjectRow, SessionFilter, SessionRow, SessionView, SummaryView, TurnView};
 
 /// The sessions `f` names, most recent first.

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::config::{Backend, Config, Fold, Summaries};
+use crate::config::{Backend, Config, Fold, Segmenter, Summaries};
 
 use super::segment;
 
@@ -68,11 +68,11 @@ impl PassOptions {
                 pause_ms,
                 cue_weight: s.cue_weight,
                 model_votes: match s.segmenter {
-                    segment::Mode::Model => true,
+                    Segmenter::Model => true,
                     // A server-sized model judges topics well enough to be
                     // a vote; the small in-process default does not.
-                    segment::Mode::Auto => config.memory_model.backend != Backend::Local,
-                    segment::Mode::Embedding | segment::Mode::Off => false,
+                    Segmenter::Auto => config.memory_model.backend != Backend::Local,
+                    Segmenter::Embedding | Segmenter::Off => false,
                 },
             },
             verbose,
@@ -114,7 +114,7 @@ mod tests {
         assert!(!votes(&config), "auto with the in-process model");
         config.memory_model.backend = Backend::Openai;
         assert!(votes(&config), "auto with a server");
-        config.summaries.segmenter = segment::Mode::Embedding;
+        config.summaries.segmenter = Segmenter::Embedding;
         assert!(!votes(&config));
     }
 }

@@ -33,6 +33,22 @@ pub enum Subject {
     Summary(i64),
 }
 
+impl Subject {
+    /// What the item was about, for `-v` lines: `session S, turn N`,
+    /// `session S`, `project P, L3 N` (names with control characters made
+    /// visible, `?` when the row is gone).
+    pub fn label(self, store: &crate::store::Store) -> String {
+        use crate::display::line;
+        use crate::store::inspect::{name_of, NameOf};
+        let name = |of| name_of(store, of).map(|n| line(&n)).unwrap_or_else(|| "?".to_string());
+        match self {
+            Subject::Turn(id) => format!("session {}, turn {id}", name(NameOf::TurnSession(id))),
+            Subject::Session(id) => format!("session {}", name(NameOf::Session(id))),
+            Subject::Summary(id) => format!("project {}, L3 {id}", name(NameOf::SummaryProject(id))),
+        }
+    }
+}
+
 /// One item done, for `-v` without a terminal.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ItemEvent {

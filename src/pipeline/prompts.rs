@@ -4,6 +4,7 @@
 
 use super::verdict;
 use crate::llm::Message;
+use crate::text::cut;
 
 pub const L2_VERSION: i64 = 3;
 pub const FRESH_VERSION: i64 = 2;
@@ -152,44 +153,9 @@ fn capitalize(s: &str) -> String {
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
 
-/// Cut text to at most `max` characters, keeping the beginning and the end
-/// (a session's opening intent matters) with a visible marker between.
-pub fn cut(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_string();
-    }
-    let marker_len = 40;
-    let keep = max.saturating_sub(marker_len);
-    let head = keep * 2 / 3;
-    let tail = keep - head;
-    let omitted = n - head - tail;
-    let h: String = text.chars().take(head).collect();
-    let t: String = text.chars().skip(n - tail).collect();
-    format!("{h} […{omitted} characters omitted…] {t}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cut_keeps_head_and_tail_and_marks_the_cut() {
-        let text: String = (0..1000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-        let c = cut(&text, 200);
-        assert!(c.starts_with(&text[..100]));
-        assert!(c.ends_with(&text[text.len() - 50..]));
-        assert!(c.contains("characters omitted"));
-        assert!(c.chars().count() <= 200 + 10);
-        assert_eq!(cut("short", 200), "short");
-    }
-
-    #[test]
-    fn cut_is_char_safe() {
-        let text = "é".repeat(500);
-        let c = cut(&text, 100);
-        assert!(c.contains("omitted"));
-    }
 
     #[test]
     fn turn_summary_ends_with_the_turn_after_fixed_examples() {

@@ -25,7 +25,6 @@ mod detectors;
 
 use detectors::{assignment_kind, BUILTIN};
 
-use crate::capture::TurnInput;
 use crate::config::Privacy;
 use crate::display::one_line;
 use crate::exit::{fail, Exit};
@@ -257,21 +256,6 @@ fn longest_base64_run(text: &str) -> usize {
         }
     }
     best
-}
-
-/// Redact the texts of one turn in place, before anything is stored or
-/// hashed from them; returns the number of secrets replaced. Every door
-/// of capture (flags, `--stdin`, import, hooks) calls this.
-pub fn redact_turn(r: &Redactor, input: &mut TurnInput) -> usize {
-    let mut n = 0;
-    for field in [&mut input.user, &mut input.assistant] {
-        let (text, k) = r.redact(field);
-        if k > 0 {
-            *field = text.into_owned();
-            n += k;
-        }
-    }
-    n
 }
 
 #[cfg(test)]

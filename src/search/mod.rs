@@ -285,7 +285,7 @@ fn to_hit(f: Found) -> Hit {
 
 /// A turn's text as a hit shows it.
 fn turn_excerpt(user: &str, assistant: &str) -> String {
-    crate::pipeline::prompts::cut(&format!("User: {}\nAssistant: {}", user.trim(), assistant.trim()), EVIDENCE_CHARS)
+    crate::text::cut(&format!("User: {}\nAssistant: {}", user.trim(), assistant.trim()), EVIDENCE_CHARS)
 }
 
 /// Exact cosine against every stored vector of the query's model that
@@ -297,7 +297,7 @@ fn vector_candidates(store: &Store, q: &QueryVector<'_>, f: &Filters, k: usize) 
         if !f.wants(kind) {
             continue;
         }
-        scanned += embeddings::scan(store, kind, q.model, f, |id, blob| {
+        scanned += rows::scan(store, kind, q.model, f, |id, blob| {
             if let Some(cos) = dot_blob(q.vector, blob) {
                 scored.push(((kind, id), cos));
             }

@@ -5,7 +5,6 @@
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::search::Filters;
 use super::{blob_to_vector, now_ms, vector_to_blob, Store};
 
 /// What a vector was computed from; `embeddings.kind` names it.
@@ -204,45 +203,6 @@ pub fn vector_blob(store: &Store, kind: Kind, id: i64, model: &str) -> Result<Op
     let mut stmt =
         store.conn.prepare_cached("SELECT vector FROM embeddings WHERE kind = ?1 AND row_id = ?2 AND model = ?3")?;
     Ok(stmt.query_row(params![kind.name(), id, model], |r| r.get(0)).optional()?)
-}
-
-/// Calls `each(row id, vector bytes)` for every stored vector of `kind`
-/// made by `model` whose row passes `scope`; returns how many there were.
-pub fn scan(
-    store: &Store,
-    kind: Kind,
-    model: &str,
-    scope: &Filters,
-    mut each: impl FnMut(i64, &[u8]),
-) -> Result<usize> {
-    // Without filters, a plain range scan of the table; joins only when needed
-    // (the plain scan's `?5 IS NULL` refused every row when a level was asked
-    // for, so `--level 2` compared no L2 vector).
-    // Summaries always: a copy is no candidate (see `search::scoped`).
-    let join = scope.any() || scope.level.is_some() || kind == Kind::Summary;
-    let sql = if join {
-        let (joins, conditions) = super::search::scoped(kind, "e.row_id", "?5");
-        format!(
-            "SELECT e.row_id, e.vector FROM embeddings e {joins} WHERE e.kind = '{}' AND e.model = ?1 AND {conditions}",
-            kind.name()
-        )
-    } else {
-        format!(
-            "SELECT row_id, vector FROM embeddings WHERE kind = '{}' AND model = ?1
-               AND ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL",
-            kind.name()
-        )
-    };
-    let mut stmt = store.conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params![model, scope.session, scope.project, scope.since, scope.level])?;
-    let mut scanned = 0;
-    while let Some(row) = rows.next()? {
-        let id: i64 = row.get(0)?;
-        let blob = row.get_ref(1)?.as_blob()?;
-        scanned += 1;
-        each(id, blob);
-    }
-    Ok(scanned)
 }
 
 #[cfg(test)]

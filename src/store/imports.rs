@@ -4,8 +4,8 @@
 use anyhow::{Context, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::turns::{insert, Turn};
 use super::{classify, Store};
-use crate::capture::Turn;
 
 /// Where the next read of a transcript starts, and how to tell the file
 /// was not rewritten since.
@@ -93,9 +93,7 @@ pub fn store_turns(
     let tx = store.write().with_context(|| format!("database {db}"))?;
     let (mut stored, mut duplicates) = (0, 0);
     for (line, t) in turns {
-        let new = crate::capture::insert(&tx, t)
-            .map_err(classify)
-            .with_context(|| format!("storing the turn at {shown}:{line}"))?;
+        let new = insert(&tx, t).map_err(classify).with_context(|| format!("storing the turn at {shown}:{line}"))?;
         if new {
             stored += 1;
         } else {

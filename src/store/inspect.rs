@@ -141,29 +141,27 @@ pub fn show(store: &Store, external_id: &str) -> Result<Option<SessionView>> {
     Ok(Some(SessionView { session: external_id.to_string(), project, open, turns, summaries }))
 }
 
-/// What a pass item was about, for `-v` lines: `session S, turn N`,
-/// `session S`, `project P, L3 N` (ids shown with control characters
-/// made visible).
-pub fn item_label(store: &Store, subject: crate::pipeline::progress::Subject) -> String {
-    use crate::display::line;
-    use crate::pipeline::progress::Subject;
-    let q = |sql: &str, id: i64| -> Option<String> {
-        store.conn.query_row(sql, [id], |r| r.get::<_, Option<String>>(0)).optional().ok().flatten().flatten()
+/// The names a pass's `-v` line shows for an item (see
+/// `pipeline::progress::Subject::label`): the external id of a turn's
+/// session, of a session, or the project of a summary; None when the row is
+/// gone or has none.
+pub fn name_of(store: &Store, of: NameOf) -> Option<String> {
+    let (sql, id) = match of {
+        NameOf::TurnSession(id) => {
+            ("SELECT s.external_id FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1", id)
+        }
+        NameOf::Session(id) => ("SELECT external_id FROM sessions WHERE id = ?1", id),
+        NameOf::SummaryProject(id) => ("SELECT project FROM summaries WHERE id = ?1", id),
     };
-    match subject {
-        Subject::Turn(id) => {
-            let s = q("SELECT s.external_id FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1", id);
-            format!("session {}, turn {id}", line(s.as_deref().unwrap_or("?")))
-        }
-        Subject::Session(id) => {
-            let s = q("SELECT external_id FROM sessions WHERE id = ?1", id);
-            format!("session {}", line(s.as_deref().unwrap_or("?")))
-        }
-        Subject::Summary(id) => {
-            let p = q("SELECT project FROM summaries WHERE id = ?1", id);
-            format!("project {}, L3 {id}", line(p.as_deref().unwrap_or("?")))
-        }
-    }
+    store.conn.query_row(sql, [id], |r| r.get::<_, Option<String>>(0)).optional().ok().flatten().flatten()
+}
+
+/// Which name `name_of` reads, by row id.
+#[derive(Clone, Copy, Debug)]
+pub enum NameOf {
+    TurnSession(i64),
+    Session(i64),
+    SummaryProject(i64),
 }
 
 #[derive(Debug, Serialize)]

@@ -1,5 +1,5 @@
-//! Keyword (FTS5, BM25) candidates and the rows search shows: what
-//! `crate::search` blends with the vector side (`store::embeddings::scan`).
+//! What `crate::search` reads: the stored vectors in the search's scope
+//! (`scan`), keyword (FTS5, BM25) candidates, and the rows search shows.
 
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension};
@@ -36,6 +36,45 @@ impl Filters {
             (Kind::Turn, Some(l)) => l == 1 || l == 3,
         }
     }
+}
+
+/// Calls `each(row id, vector bytes)` for every stored vector of `kind`
+/// made by `model` whose row passes `scope`; returns how many there were.
+pub fn scan(
+    store: &Store,
+    kind: Kind,
+    model: &str,
+    scope: &Filters,
+    mut each: impl FnMut(i64, &[u8]),
+) -> Result<usize> {
+    // Without filters, a plain range scan of the table; joins only when needed
+    // (the plain scan's `?5 IS NULL` refused every row when a level was asked
+    // for, so `--level 2` compared no L2 vector).
+    // Summaries always: a copy is no candidate (see `search::scoped`).
+    let join = scope.any() || scope.level.is_some() || kind == Kind::Summary;
+    let sql = if join {
+        let (joins, conditions) = scoped(kind, "e.row_id", "?5");
+        format!(
+            "SELECT e.row_id, e.vector FROM embeddings e {joins} WHERE e.kind = '{}' AND e.model = ?1 AND {conditions}",
+            kind.name()
+        )
+    } else {
+        format!(
+            "SELECT row_id, vector FROM embeddings WHERE kind = '{}' AND model = ?1
+               AND ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL",
+            kind.name()
+        )
+    };
+    let mut stmt = store.conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![model, scope.session, scope.project, scope.since, scope.level])?;
+    let mut scanned = 0;
+    while let Some(row) = rows.next()? {
+        let id: i64 = row.get(0)?;
+        let blob = row.get_ref(1)?.as_blob()?;
+        scanned += 1;
+        each(id, blob);
+    }
+    Ok(scanned)
 }
 
 /// Terms as an FTS5 query: each quoted (so `AND`, `*`, `col:` and quotes

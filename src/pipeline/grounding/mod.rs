@@ -16,6 +16,7 @@
 //!   "unsafe", "avoid") where they do not: the words that turn a
 //!   recommendation around.
 
+pub use crate::text::{is_stop_word, words};
 use std::collections::HashSet;
 
 mod extractive;
@@ -125,41 +126,6 @@ const JUDGEMENTS: &[&str] = &[
 
 fn negates<'a>(mut words: impl Iterator<Item = &'a String>) -> bool {
     words.any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") || w.ends_with("n\u{2019}t"))
-}
-
-#[rustfmt::skip]
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "for", "with", "by",
-    "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these",
-    "those", "i", "you", "he", "she", "we", "they", "me", "my", "your", "our", "their", "his", "her", "them",
-    "us", "do", "does", "did", "done", "have", "has", "had", "not", "no", "yes", "can", "could", "would",
-    "should", "will", "shall", "may", "might", "must", "just", "also", "very", "really", "what", "which", "who",
-    "whom", "whose", "when", "where", "why", "how", "there", "here", "about", "into", "over", "under", "up",
-    "down", "out", "than", "too", "more", "most", "some", "any", "all", "each", "other", "such", "only", "own",
-    "same", "few", "much", "many", "well", "oh", "ok", "okay", "like", "get", "got", "go", "going", "know",
-    "think", "want", "need", "make", "sure", "thanks", "thank", "hi", "hello", "please", "im", "dont", "it's",
-    "that's", "i'm", "don't", "can't", "let", "one", "way", "new", "use",
-];
-
-/// Lowercase words (letters, digits and `_'-` inside).
-pub fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in text.chars() {
-        if c.is_alphanumeric() || ((c == '_' || c == '\'' || c == '-') && !cur.is_empty()) {
-            cur.extend(c.to_lowercase());
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur).trim_end_matches(['\'', '-', '_']).to_string());
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur.trim_end_matches(['\'', '-', '_']).to_string());
-    }
-    out
-}
-
-pub fn is_stop_word(w: &str) -> bool {
-    STOP_WORDS.contains(&w)
 }
 
 /// Why a reply is bad, or `None` when it may be stored.

@@ -56,7 +56,7 @@ impl Shown {
             }
         }
         if self.log_items {
-            let what = self.names.as_ref().map(|r| crate::inspect::item_label(r, e.subject)).unwrap_or_default();
+            let what = self.names.as_ref().map(|r| e.subject.label(r)).unwrap_or_default();
             eprintln!("ragger: {:?} {what}: {} ({} ms)", e.level, e.outcome, e.ms);
         }
     }

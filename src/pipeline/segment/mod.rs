@@ -33,25 +33,7 @@ mod tests;
 
 pub use score::{judge, Score, CONTEXT, WINDOW};
 
-use serde::{Deserialize, Serialize};
-
-/// Which signals split a session into topic segments (`[summaries] segmenter`).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// The embedding, lexical and pause signals; the model's NO_MERGE
-    /// verdict counts too when the backend is a server (not the small
-    /// in-process default).
-    #[default]
-    Auto,
-    /// The embedding, lexical and pause signals only.
-    Embedding,
-    /// The model's NO_MERGE verdict only (what ragger did before it had a
-    /// segmenter; useless with a small model).
-    Model,
-    /// Never split by topic (a segment still rolls over at its size limit).
-    Off,
-}
+pub use crate::config::Segmenter;
 
 /// Why an L3 segment started (stored in `summaries.start_reason`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +72,7 @@ impl StartReason {
 /// The segmenter's settings, resolved from `[summaries]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    pub mode: Mode,
+    pub mode: Segmenter,
     /// The floor the topic signal (depth, lexical novelty, cue; not the
     /// dialogue act or the pause) must reach to start a new segment.
     pub threshold: f32,
@@ -114,7 +96,7 @@ pub struct Settings {
 impl Settings {
     /// Whether the embedding signals are used.
     pub fn uses_signals(&self) -> bool {
-        matches!(self.mode, Mode::Auto | Mode::Embedding)
+        matches!(self.mode, Segmenter::Auto | Segmenter::Embedding)
     }
 }
 
@@ -167,7 +149,7 @@ const QUESTION_OPENERS: &[&str] = &[
 /// Plain word lists, English only: a message in another language simply
 /// has no cue.
 pub fn announces_topic(user: &str) -> bool {
-    let words = crate::pipeline::grounding::words(user);
+    let words = crate::text::words(user);
     let joined = format!(" {} ", words.join(" "));
     NEW_TOPIC_PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
         || words.windows(2).any(|w| NEW_TOPIC_ADJ.contains(&w[0].as_str()) && NEW_TOPIC_NOUN.contains(&w[1].as_str()))
@@ -178,7 +160,7 @@ pub fn announces_topic(user: &str) -> bool {
 /// "Good morning"): it opens a conversation, so it answers no question
 /// of the assistant's and needs no content word to start a segment.
 pub fn greets(user: &str) -> bool {
-    opens_with_greeting(&crate::pipeline::grounding::words(user))
+    opens_with_greeting(&crate::text::words(user))
 }
 
 fn opens_with_greeting(words: &[String]) -> bool {
@@ -189,8 +171,7 @@ fn opens_with_greeting(words: &[String]) -> bool {
 /// Whether a message is a question: it ends with "?" or opens like one.
 pub fn is_question(text: &str) -> bool {
     let text = text.trim();
-    text.ends_with('?')
-        || crate::pipeline::grounding::words(text).first().is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
+    text.ends_with('?') || crate::text::words(text).first().is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
 }
 
 /// Whether an assistant's reply ends by asking the user something.

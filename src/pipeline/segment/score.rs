@@ -167,8 +167,8 @@ pub(super) fn block_novelty(words: &[HashSet<String>], i: usize) -> f32 {
 pub(super) fn stems<'a>(texts: impl IntoIterator<Item = &'a str>) -> HashSet<String> {
     let mut out = HashSet::new();
     for text in texts {
-        for word in crate::pipeline::grounding::words(text) {
-            if word.chars().count() < 3 || crate::pipeline::grounding::is_stop_word(&word) {
+        for word in crate::text::words(text) {
+            if word.chars().count() < 3 || crate::text::is_stop_word(&word) {
                 continue;
             }
             out.insert(word.chars().take(5).collect());

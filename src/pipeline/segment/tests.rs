@@ -2,7 +2,7 @@ use super::*;
 
 fn settings() -> Settings {
     Settings {
-        mode: Mode::Auto,
+        mode: Segmenter::Auto,
         threshold: 0.1,
         relative: 0.7,
         lexical_weight: 0.2,
