@@ -172,10 +172,10 @@ pub struct Summaries {
     /// must reach to start a new segment.
     #[serde(serialize_with = "as_typed")]
     pub segment_threshold: f32,
-    /// The share of the highest segmenter score among the gaps around
-    /// that a score must also reach.
+    /// The probability the segmenter's combination of a gap's signals must
+    /// reach to start a new segment (lower: more segments).
     #[serde(serialize_with = "as_typed")]
-    pub segment_relative: f32,
+    pub segment_cut: f32,
     /// Weight of lexical novelty (shared words) beside semantic novelty.
     #[serde(serialize_with = "as_typed")]
     pub lexical_weight: f32,
@@ -205,7 +205,7 @@ impl Default for Summaries {
             short_fold_words: 100,
             segmenter: Segmenter::Auto,
             segment_threshold: 0.1,
-            segment_relative: 0.7,
+            segment_cut: 0.37,
             lexical_weight: 0.2,
             answer_weight: 0.8,
             pause_weight: 0.15,
@@ -402,7 +402,22 @@ pub fn parse(text: &str, origin: &Path) -> Result<Config> {
     Ok(Config::deserialize(toml::Value::Table(table)).expect("validated"))
 }
 
+/// Settings that were replaced: (section, key, what to write instead).
+const RETIRED: &[(&str, &str, &str)] = &[(
+    "summaries",
+    "segment_relative",
+    "the segmenter now combines its signals into a probability: remove it, or set segment_cut (default 0.37; lower: more segments)",
+)];
+
 fn validate(table: &toml::Table, path: &Path) -> Result<()> {
+    for (section, key, instead) in RETIRED {
+        if table.get(*section).and_then(|t| t.get(*key)).is_some() {
+            return Err(fail(
+                Exit::Config,
+                format!("{}: [{section}] {key} is no longer a setting; {instead}", path.display()),
+            ));
+        }
+    }
     Config::deserialize(toml::Value::Table(table.clone()))
         .map_err(|e| fail(Exit::Config, format!("{}: {}", path.display(), one_line(&e.to_string()))))?;
     Ok(())
@@ -500,7 +515,7 @@ fn check(c: &Config, origins: &Origins) -> Result<()> {
     range!("summaries", "short_fold_words", s.short_fold_words, 0, 1 << 20);
     range!("summaries", "min_episodes", s.min_episodes, 1, 100_000);
     range!("summaries", "segment_threshold", s.segment_threshold, 0.0, 10.0);
-    range!("summaries", "segment_relative", s.segment_relative, 0.0, 1.0);
+    range!("summaries", "segment_cut", s.segment_cut, 0.0, 1.0);
     range!("summaries", "lexical_weight", s.lexical_weight, 0.0, 10.0);
     range!("summaries", "answer_weight", s.answer_weight, 0.0, 10.0);
     range!("summaries", "pause_weight", s.pause_weight, 0.0, 10.0);
@@ -539,12 +554,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_retired_setting_says_what_replaced_it() {
+        let e = parse("[summaries]\nsegment_relative = 0.7\n", Path::new("c.toml")).unwrap_err().to_string();
+        assert!(
+            e.starts_with("c.toml: [summaries] segment_relative is no longer a setting;") && e.contains("segment_cut"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn config_show_prints_f32_settings_as_written() {
         let shown = toml::to_string_pretty(&Config::default()).unwrap();
         for line in [
             "temperature = 0.2\n",
             "segment_threshold = 0.1\n",
-            "segment_relative = 0.7\n",
+            "segment_cut = 0.37\n",
             "lexical_weight = 0.2\n",
             "answer_weight = 0.8\n",
             "pause_weight = 0.15\n",

@@ -242,7 +242,7 @@ def run_dialogue(binary, config, item, workroot, keep=None):
 # --- main ---------------------------------------------------------------------
 def main():
     ap = argparse.ArgumentParser(prog="segmentation.sh", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, help="first N dialogues per set (default: all, 300 for superseg*, 200 joined)")
+    ap.add_argument("--limit", type=int, help="first N dialogues per set (default: all; 200 joined)")
     ap.add_argument("--data", action="append", help="folder of *.jsonl sets or one .jsonl file (repeatable)")
     ap.add_argument("--bin", required=True)
     ap.add_argument("--local", action="store_true", help="the embedded local memory model instead of the extractive server")
@@ -278,11 +278,9 @@ def main():
         sets[name] = load_set(p)
     pool = [d for items in sets.values() for d in items]
     n_joined = a.joined if a.joined is not None else (a.limit if a.limit is not None else 200)
-    for name in list(sets):
-        default = 300 if "superseg" in name else None
-        lim = a.limit if a.limit is not None else default
-        if lim is not None:
-            sets[name] = sets[name][:lim]
+    if a.limit is not None:
+        for name in list(sets):
+            sets[name] = sets[name][: a.limit]
     if n_joined > 0:
         sets["joined"] = joined_set(pool, n_joined, a.seed)
 

@@ -9,8 +9,8 @@
 #            [--bin PATH] [--local] [--variant TOML]... [--joined N]
 #            [--jobs 1|2] [--threads N] [--seed S] [--out FILE] [--no-write]
 #            [--keep DIR]
-#   --limit N      first N dialogues per set (default: all; 300 for
-#                  superseg*; 200 joined sessions)
+#   --limit N      first N dialogues per set (default: all; 200 joined
+#                  sessions)
 #   --data DIR     folder of *.jsonl sets ({"id","dialogue"} a line, see
 #                  ../shared/data/README.md) or one .jsonl file; repeatable
 #                  (default: <repo>/../shared/data/segmentation)

@@ -61,7 +61,7 @@ impl PassOptions {
             segment: segment::Settings {
                 mode: s.segmenter,
                 threshold: s.segment_threshold,
-                relative: s.segment_relative,
+                cut: s.segment_cut,
                 lexical_weight: s.lexical_weight,
                 answer_weight: s.answer_weight,
                 pause_weight: s.pause_weight,

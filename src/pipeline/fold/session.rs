@@ -117,25 +117,30 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
         }
         if opts.verbose {
             eprintln!(
-                "ragger: segmenter: session {} turn {}: score {:.3} (depth {:.3}, similarity {:.3}, lexical {:.3}, answers the assistant {}, pause {:.3}, cue {:.2}, content words {}) bar {:.3}, topic signal {:.3} (floor {:.3}) -> {}",
+                "ragger: segmenter: session {} turn {}: probability {:.3} (cut {:.3}; score {:.3} = {:.3} of the highest around, depth {:.3}, similarity {:.3}, adjacent turns {:.3}, lexical {:.3}, answers the assistant {}, asks {}, pause {:.3}, cue {:.2}, above the neighbours {:.3}, content words {}), topic signal {:.3} (floor {:.3}) -> {}",
                 head.sid,
                 head.views[j].id,
+                score.probability,
+                score.cut,
                 score.total,
+                score.relative_total,
                 score.depth,
                 score.similarity,
+                score.adjacent,
                 score.lexical,
                 if score.answers { "yes" } else { "no" },
+                if score.asks { "yes" } else { "no" },
                 score.pause,
                 score.cue,
+                score.local,
                 if score.content { "yes" } else { "no" },
-                score.bar,
                 score.signal,
                 score.floor,
                 if boundary { "new segment" } else { "continues" }
             );
         }
         if boundary && head.start.is_none() {
-            head.start = Some((StartReason::TopicShift, Some(score.total)));
+            head.start = Some((StartReason::TopicShift, Some(score.probability)));
         }
     }
     if cut < head.ids.len() {

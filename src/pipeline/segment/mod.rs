@@ -21,8 +21,9 @@
 //!   raise the score. A greeting opens a conversation: it is never an
 //!   answer, and it may start a segment without a content word ("hi").
 //!
-//! A gap is a boundary when its score reaches a share of the highest score
-//! among the gaps around it and its topic signal reaches a floor. The model's NO_MERGE
+//! A gap is a boundary when a logistic combination of these signals, and of
+//! how the gap stands among the gaps around it, reaches a cut, and its topic
+//! signal reaches a floor. The model's NO_MERGE
 //! verdict is one more vote only when the model can be trusted (see
 //! [`Settings::model_votes`]); everything here is pure, so the decision is
 //! unit-tested on scripted vectors and texts.
@@ -76,9 +77,9 @@ pub struct Settings {
     /// The floor the topic signal (depth, lexical novelty, cue; not the
     /// dialogue act or the pause) must reach to start a new segment.
     pub threshold: f32,
-    /// The share of the highest score among the gaps around that a score
-    /// must also reach (a threshold relative to the session's own scores).
-    pub relative: f32,
+    /// The probability the logistic combination of a gap's signals must
+    /// reach (see [`score`]).
+    pub cut: f32,
     /// Weight of lexical novelty against the semantic depth (weight 1).
     pub lexical_weight: f32,
     /// Added to every gap but one where the user answers the assistant's

@@ -10,29 +10,46 @@
 //! later turn exists, so the right side is the new turn alone and only the
 //! left peak counts.
 //!
-//! The score adds lexical novelty (how few content words the turns on
-//! both sides share), the dialogue act (`answer_weight` on every gap but
-//! one where the user answers the assistant's question), the pause and the
-//! discourse cue. A gap is a boundary when
+//! Beside the depth, each gap has its lexical novelty (how few content
+//! words the turns on both sides share), the dialogue act (`answer_weight`
+//! on every gap but one where the user answers the assistant's question),
+//! the pause and the discourse cue. They add up to the gap's topic signal
+//! (depth, weighted lexical novelty, cue) and its score (signal, act,
+//! pause). The decision is a logistic combination ([`WEIGHTS`]) of the
+//! depth (not the raw similarity), the lexical novelty, the dialogue act and
+//! the cue, and of how the gap stands among the gaps around it: its score as
+//! a share of the highest around, and how far its signal rises above the
+//! stronger of its two neighbours' (a shift seen through the window also
+//! lowers the gaps next to it, so a boundary is a local peak); beside them,
+//! whether the user asks, whether the reply before asked, the cosine of the
+//! two adjacent turns alone, and the length of the user's message (a new
+//! request says more than a follow-up). A gap is a boundary when
 //!
-//! - its score reaches `segment_relative` times the highest score of the
-//!   gaps around it — a bar relative to the session's own scores, so a
-//!   session of unrelated conversations splits at its joins only, and a
-//!   session whose every question moves on splits at most of them;
-//! - its topic signal (depth, lexical novelty and cue, without the dialogue
-//!   act and the pause) reaches the floor `segment_threshold`: neither an
+//! - that combination's probability reaches `segment_cut`;
+//! - its topic signal reaches the floor `segment_threshold`: neither an
 //!   unanswered question nor a pause splits a session whose turns read
 //!   alike and share their words;
 //! - the user's message has a content word of its own ("Yes.", "ok thanks"
 //!   never start a topic) or opens with a greeting ("hi" opens a
 //!   conversation).
 //!
-//! The weights and bars were chosen by 2-fold cross-validation on the
-//! development dialogues (README, "Topic segments").
+//! The weights were fitted by logistic regression on the development
+//! dialogues (task-switching dialogue and sessions joining unrelated
+//! conversations, weighted alike), and the cut and floor chosen by 2-fold
+//! cross-validation: `scripts/bench/segmentation_fit.py` refits and scores
+//! them (README, "Topic segments").
 
 use std::collections::HashSet;
 
 use super::{announces_topic, cosine, greets, is_question, Settings, TurnView};
+
+/// The weights of the logistic combination, in the order of
+/// [`Score::features`], and its bias (fitted by
+/// `scripts/bench/segmentation_fit.py`).
+pub const WEIGHTS: [f32; 10] = [0.28, -0.03, -0.20, 0.07, 3.66, 1.25, 0.45, -0.38, -0.57, 1.91];
+pub const BIAS: f32 = -3.03;
+/// User messages longer than this many words count as this long.
+const LONG_MESSAGE: usize = 40;
 
 /// Turns on each side of a gap that are averaged (the TextTiling block).
 pub const WINDOW: usize = 2;
@@ -54,10 +71,24 @@ pub struct Score {
     pub cue: f32,
     /// The topic signal: depth, weighted lexical novelty and cue.
     pub signal: f32,
+    /// The score: signal, dialogue act and pause.
     pub total: f32,
-    /// What `total` had to reach: the relative share of the highest score
-    /// around.
-    pub bar: f32,
+    /// `total` as a share of the highest score around.
+    pub relative_total: f32,
+    /// `signal` minus the stronger of the two neighbouring gaps' signals.
+    pub local: f32,
+    /// Whether the user's message asks a question.
+    pub asks: bool,
+    /// Whether the reply before ended in a question.
+    pub reply_asked: bool,
+    /// Cosine of the two turns next to the gap alone.
+    pub adjacent: f32,
+    /// The user's words, as a share of [`LONG_MESSAGE`].
+    pub length: f32,
+    /// The logistic combination of all of the above ([`WEIGHTS`]).
+    pub probability: f32,
+    /// What `probability` had to reach (`segment_cut`).
+    pub cut: f32,
     /// What `signal` had to reach (`segment_threshold`).
     pub floor: f32,
     /// Whether the user's message has a content word of its own (or opens
@@ -68,7 +99,24 @@ pub struct Score {
 impl Score {
     /// Whether the gap starts a new segment.
     pub fn is_boundary(&self) -> bool {
-        self.content && self.total >= self.bar && self.signal >= self.floor
+        self.content && self.probability >= self.cut && self.signal >= self.floor
+    }
+
+    /// What the logistic combination weighs, in the order of [`WEIGHTS`].
+    pub fn features(&self) -> [f32; 10] {
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
+        [
+            self.depth,
+            self.lexical,
+            flag(self.answers),
+            self.cue,
+            self.relative_total,
+            self.local,
+            flag(self.asks),
+            flag(self.reply_asked),
+            self.adjacent,
+            self.length,
+        ]
     }
 }
 
@@ -98,7 +146,6 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
         let signal = depth + s.lexical_weight * lexical + cue;
         let total = signal + act + pause;
         let content = greeting || !stems([turns[i].user.as_str()]).is_empty();
-        let floor = s.threshold;
         out.push(Some(Score {
             similarity: sims[i],
             depth,
@@ -108,14 +155,30 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
             cue,
             signal,
             total,
-            bar: 0.0,
-            floor,
+            asks: is_question(&turns[i].user),
+            reply_asked: turns[i - 1].reply_asks,
+            adjacent: cosine(vectors[i - 1], vectors[i]),
+            length: crate::text::words(&turns[i].user).len().min(LONG_MESSAGE) as f32 / LONG_MESSAGE as f32,
+            cut: s.cut,
+            floor: s.threshold,
             content,
+            ..Score::default()
         }));
     }
-    let highest = out.iter().flatten().map(|sc| sc.total).fold(f32::MIN, f32::max);
-    for sc in out.iter_mut().flatten() {
-        sc.bar = s.relative * highest;
+    let top = out.iter().flatten().map(|sc| sc.total).fold(0.0f32, f32::max);
+    let signals: Vec<Option<f32>> = out.iter().map(|sc| sc.map(|sc| sc.signal)).collect();
+    for (i, sc) in out.iter_mut().enumerate() {
+        let Some(sc) = sc else { continue };
+        let neighbour = [i.checked_sub(1), Some(i + 1)]
+            .into_iter()
+            .flatten()
+            .filter_map(|j| signals.get(j).copied().flatten())
+            .fold(None, |best: Option<f32>, x| Some(best.map_or(x, |b| b.max(x))))
+            .unwrap_or(0.0);
+        sc.relative_total = if top > 1e-6 { sc.total / top } else { 0.0 };
+        sc.local = sc.signal - neighbour;
+        let logit = BIAS + WEIGHTS.iter().zip(sc.features()).map(|(w, x)| w * x).sum::<f32>();
+        sc.probability = 1.0 / (1.0 + (-logit).exp());
     }
     Some(out)
 }
