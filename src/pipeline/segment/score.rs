@@ -85,7 +85,7 @@ pub struct Score {
     pub adjacent: f32,
     /// The user's words, as a share of [`LONG_MESSAGE`].
     pub length: f32,
-    /// The logistic combination of all of the above ([`WEIGHTS`]).
+    /// The logistic combination of [`Score::features`] ([`WEIGHTS`]).
     pub probability: f32,
     /// What `probability` had to reach (`segment_cut`).
     pub cut: f32,

@@ -290,3 +290,47 @@ fn missing_vectors_give_no_scores() {
     assert!(judge(&turns, &s).is_none());
     assert_eq!(judge(&turns[..0], &s), Some(vec![]));
 }
+
+#[test]
+fn each_fitted_weight_leans_the_way_its_signal_means() {
+    // Refitting may move the weights; it may not turn a signal around (a
+    // deeper valley, an answer, a longer request...). Lexical novelty and
+    // the cue act mostly through the topic signal, in `local` and
+    // `relative_total`; their own weights are small either way.
+    let w = |name: &str| {
+        let names = [
+            "depth",
+            "lexical",
+            "answers",
+            "cue",
+            "relative_total",
+            "local",
+            "asks",
+            "reply_asked",
+            "adjacent",
+            "length",
+        ];
+        score::WEIGHTS[names.iter().position(|n| *n == name).unwrap()]
+    };
+    for up in ["depth", "relative_total", "local", "asks", "length"] {
+        assert!(w(up) > 0.0, "{up} raises the chance of a boundary");
+    }
+    for down in ["answers", "reply_asked", "adjacent"] {
+        assert!(w(down) < 0.0, "{down} lowers it");
+    }
+    assert!(w("lexical").abs() < 0.1 && w("cue").abs() < 0.1);
+    // The order of the names is the order of `Score::features`.
+    let sc = Score {
+        depth: 1.0,
+        lexical: 2.0,
+        cue: 4.0,
+        relative_total: 5.0,
+        local: 6.0,
+        adjacent: 9.0,
+        length: 10.0,
+        ..Score::default()
+    };
+    let flagged = Score { answers: true, asks: true, reply_asked: true, ..sc };
+    assert_eq!(sc.features(), [1.0, 2.0, 0.0, 4.0, 5.0, 6.0, 0.0, 0.0, 9.0, 10.0]);
+    assert_eq!(flagged.features(), [1.0, 2.0, 1.0, 4.0, 5.0, 6.0, 1.0, 1.0, 9.0, 10.0]);
+}
