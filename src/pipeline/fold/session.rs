@@ -117,7 +117,7 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
         }
         if opts.verbose {
             eprintln!(
-                "ragger: segmenter: session {} turn {}: probability {:.3} (cut {:.3}; score {:.3} = {:.3} of the highest around, depth {:.3}, similarity {:.3}, adjacent turns {:.3}, lexical {:.3}, answers the assistant {}, asks {}, pause {:.3}, cue {:.2}, above the neighbours {:.3}, content words {}), topic signal {:.3} (floor {:.3}) -> {}",
+                "ragger: segmenter: session {} turn {}: probability {:.3} (cut {:.3}; score {:.3} = {:.3} of the highest around, depth {:.3}, similarity {:.3}, adjacent turns {:.3}, lexical {:.3}, answers the assistant {}, asks {}, the reply before asked {}, length {:.3}, pause {:.3}, cue {:.2}, above the neighbours {:.3}, content words {}), topic signal {:.3} (floor {:.3}) -> {}",
                 head.sid,
                 head.views[j].id,
                 score.probability,
@@ -130,6 +130,8 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
                 score.lexical,
                 if score.answers { "yes" } else { "no" },
                 if score.asks { "yes" } else { "no" },
+                if score.reply_asked { "yes" } else { "no" },
+                score.length,
                 score.pause,
                 score.cue,
                 score.local,
