@@ -63,10 +63,23 @@ impl Ctx {
         }
     }
 
-    /// The database path and how it was chosen (flag, environment, config
-    /// file, default), for errors and `doctor`.
+    /// The database path and, in words, how it was chosen: `--db`,
+    /// `RAGGER_DB`, the config layer that set `[database] path`, or the
+    /// default; for errors and `doctor`.
     pub fn db_origin(&self) -> (PathBuf, String) {
-        database(self)
+        if let Some(db) = &self.global.db {
+            let flag = std::env::args_os().any(|a| a == "--db" || a.to_string_lossy().starts_with("--db="));
+            let how = if flag { "from --db" } else { "from RAGGER_DB" };
+            return (db.clone(), how.to_string());
+        }
+        if let Some(db) = &self.config.database.path {
+            let how = match self.origins.of("database", "path") {
+                Some(layer) => format!("from [database] path in {layer}"),
+                None => "from [database] path".to_string(),
+            };
+            return (db.clone(), how);
+        }
+        (self.paths.default_db(), format!("the default: ragger.db in the data folder, {}", data_folder_origin()))
     }
 
     /// Open the database for a command that only reads: a missing file is
@@ -92,7 +105,8 @@ impl Ctx {
         Ok(())
     }
 
-    /// Flag > config > default.
+    /// Flag > config > default, as [`Ctx::db_origin`] says it, without its
+    /// words (capture opens the database on every turn).
     pub fn db_path(&self) -> PathBuf {
         self.global.db.clone().or_else(|| self.config.database.path.clone()).unwrap_or_else(|| self.paths.default_db())
     }
@@ -167,24 +181,6 @@ impl Ctx {
             eprintln!("ragger: {msg}");
         }
     }
-}
-
-/// The database path and, in words, how it was chosen: `--db`, `RAGGER_DB`,
-/// the config layer that set `[database] path`, or the default.
-fn database(ctx: &Ctx) -> (PathBuf, String) {
-    if let Some(db) = &ctx.global.db {
-        let flag = std::env::args_os().any(|a| a == "--db" || a.to_string_lossy().starts_with("--db="));
-        let how = if flag { "from --db" } else { "from RAGGER_DB" };
-        return (db.clone(), how.to_string());
-    }
-    if let Some(db) = &ctx.config.database.path {
-        let how = match ctx.origins.of("database", "path") {
-            Some(layer) => format!("from [database] path in {layer}"),
-            None => "from [database] path".to_string(),
-        };
-        return (db.clone(), how);
-    }
-    (ctx.paths.default_db(), format!("the default: ragger.db in the data folder, {}", data_folder_origin()))
 }
 
 /// How the data folder was found: XDG_DATA_HOME, or HOME.

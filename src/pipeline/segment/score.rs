@@ -173,7 +173,7 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
             .into_iter()
             .flatten()
             .filter_map(|j| signals.get(j).copied().flatten())
-            .fold(None, |best: Option<f32>, x| Some(best.map_or(x, |b| b.max(x))))
+            .reduce(f32::max)
             .unwrap_or(0.0);
         sc.relative_total = if top > 1e-6 { sc.total / top } else { 0.0 };
         sc.local = sc.signal - neighbour;
