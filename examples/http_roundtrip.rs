@@ -45,6 +45,7 @@ fn main() -> Result<(), ModelError> {
         max_tokens: 80,
         stop: vec![],
         settled: None,
+        vocabulary: None,
     };
     let started = Instant::now();
     let raw = model.generate(&req)?;

@@ -113,11 +113,12 @@ fn run(args: &Args) -> Result<(), String> {
 
     for (user, assistant) in turns(args.turns) {
         let req = Request {
-            messages: turn_summary(&user, &assistant, 3000),
+            messages: turn_summary(&user, &assistant, 3000, None),
             temperature: args.temperature,
             max_tokens: args.max_tokens,
             stop: Vec::new(),
             settled: None,
+            vocabulary: None,
         };
         for b in &mut backends {
             let started = Instant::now();
@@ -219,11 +220,12 @@ fn run_batches(args: &Args) -> Result<(), String> {
     let reqs: Vec<Request> = turns(args.turns)
         .into_iter()
         .map(|(user, assistant)| Request {
-            messages: turn_summary(&user, &assistant, 3000),
+            messages: turn_summary(&user, &assistant, 3000, None),
             temperature: args.temperature,
             max_tokens: args.max_tokens,
             stop: Vec::new(),
             settled: None,
+            vocabulary: None,
         })
         .collect();
     let mut settings = vec![1];

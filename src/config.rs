@@ -166,6 +166,10 @@ pub struct Summaries {
     /// words long is written from them without the model: a summary of 3 to
     /// 5 sentences could not shorten them (0: every fold asks).
     pub short_fold_words: u64,
+    /// A local model writes summaries only with the words of what it
+    /// summarises and a closed list of linking words (a name or number its
+    /// sources lack cannot be written whole). Servers ignore it.
+    pub restrict_vocabulary: bool,
     /// Which signals split a session into topic segments.
     pub segmenter: Segmenter,
     /// The floor the segmenter's topic signal (depth, lexical novelty, cue)
@@ -202,7 +206,8 @@ impl Default for Summaries {
             max_input_chars: 3000,
             temperature: 0.2,
             max_tokens: 500,
-            short_fold_words: 100,
+            short_fold_words: 0,
+            restrict_vocabulary: true,
             segmenter: Segmenter::Auto,
             segment_threshold: 0.1,
             segment_cut: 0.37,

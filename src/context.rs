@@ -35,10 +35,22 @@ pub struct Entry {
     pub key_terms: String,
 }
 
+/// A turn captured but not yet summarised, shown as it was said (cut).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Pending {
+    pub session: String,
+    /// RFC 3339 event time.
+    pub at: String,
+    pub user: String,
+    pub assistant: String,
+}
+
 #[derive(Debug, Serialize, PartialEq)]
 pub struct Block {
     pub project: String,
     pub project_summary: Option<Entry>,
+    /// The newest turns no summary covers yet, newest first.
+    pub pending: Vec<Pending>,
     /// The most recent segments, newest first.
     pub segments: Vec<Entry>,
     /// Older completed segments that match `query`, best first.
@@ -52,7 +64,7 @@ pub struct Block {
 
 impl Block {
     pub fn is_empty(&self) -> bool {
-        self.project_summary.is_none() && self.segments.is_empty() && self.related.is_empty()
+        self.project_summary.is_none() && self.segments.is_empty() && self.related.is_empty() && self.pending.is_empty()
     }
 }
 
@@ -63,20 +75,65 @@ fn tokens(chars: usize) -> usize {
 struct Row {
     id: i64,
     entry: Entry,
+    /// All its key terms (the entry shows only those its text lacks).
+    terms: String,
 }
 
 fn row(s: Segment) -> Row {
+    let key_terms = new_terms(&s.content, &s.key_terms);
     Row {
         id: s.id,
+        terms: s.key_terms.clone(),
         entry: Entry {
             session: s.session,
             status: s.status,
             updated: fmt_time(s.updated_at),
             at: fmt_time(s.at),
             content: s.content,
-            key_terms: s.key_terms,
+            key_terms,
         },
     }
+}
+
+/// Key terms shown beside a summary: only those that add a word its text
+/// lacks, three characters or more and not a bare number or one-letter
+/// flag, at most [`MAX_SHOWN_TERMS`].
+fn new_terms(content: &str, key_terms: &str) -> String {
+    let lower = content.to_lowercase();
+    key_terms
+        .split("; ")
+        .map(str::trim)
+        .filter(|t| t.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+        .filter(|t| !t.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '%' | 's')))
+        .filter(|t| !lower.contains(&t.to_lowercase()))
+        .take(MAX_SHOWN_TERMS)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Key terms shown at most beside one summary.
+const MAX_SHOWN_TERMS: usize = 6;
+/// Raw turns shown at most, and how much of each side.
+const MAX_PENDING: usize = 3;
+const PENDING_USER_CHARS: usize = 200;
+const PENDING_REPLY_CHARS: usize = 300;
+
+/// Whether `text` says nothing that `held` does not: nearly all of its
+/// content words (stemmed as the grounding check does) are in `held`.
+fn already_said(held: &[&str], text: &str) -> bool {
+    let stems = |t: &str| -> std::collections::HashSet<String> {
+        crate::text::words(t)
+            .into_iter()
+            .filter(|w| w.chars().count() > 2 && !crate::text::is_stop_word(w))
+            .map(|w| w.chars().take(5).collect())
+            .collect()
+    };
+    let mine = stems(text);
+    if mine.is_empty() {
+        return true;
+    }
+    let theirs: std::collections::HashSet<String> = held.iter().flat_map(|h| stems(h)).collect();
+    mine.iter().filter(|s| theirs.contains(*s)).count() * 10 >= mine.len() * 9
 }
 
 /// The block for `project`: the L4, up to [`RECENT_FIRST`] recent
@@ -84,11 +141,15 @@ fn row(s: Segment) -> Row {
 /// given: the key terms of what was just listed), then more recent ones,
 /// as long as the budget lasts.
 pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&str>) -> Result<Block> {
-    let l4 = rows::latest_l4(store, project)?.map(|s| row(s).entry);
+    let l4 = rows::latest_l4(store, project)?.map(row);
+    // What the relevance query is built from when none is given.
+    let mut own_terms: Vec<String> = l4.iter().map(|r| r.terms.clone()).collect();
+    let l4 = l4.map(|r| r.entry);
     let recent = newest(store, project, MAX_SEGMENTS)?;
     let mut block = Block {
         project: project.to_string(),
         project_summary: None,
+        pending: vec![],
         segments: vec![],
         related: vec![],
         query: vec![],
@@ -107,21 +168,57 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
             block.project_summary = Some(e);
         }
     }
+    // The newest work no summary covers yet, within a quarter of the budget.
+    let mut pending_room = budget.left / 4;
+    for t in rows::unfolded_turns(store, project, MAX_PENDING)? {
+        let p = Pending {
+            session: t.session,
+            at: fmt_time(t.at),
+            user: shorten_chars(&crate::display::one_line(&t.user), PENDING_USER_CHARS),
+            assistant: shorten_chars(&crate::display::one_line(&t.assistant), PENDING_REPLY_CHARS),
+        };
+        let cost = pending_line(&p).len() + if block.pending.is_empty() { PENDING_HEAD.len() } else { 0 };
+        if cost > pending_room {
+            break;
+        }
+        pending_room -= cost;
+        budget.left -= cost;
+        block.pending.push(p);
+    }
+    // What the block already says: a segment that adds nothing to it is
+    // left out (a project summary copied from its only segment, a segment
+    // repeated).
+    let mut said: Vec<String> = block.project_summary.iter().map(|e| e.content.clone()).collect();
     let mut listed: Vec<i64> = Vec::new();
-    let mut recent = recent.into_iter().peekable();
+    let mut kept: Vec<String> = said.clone();
+    let mut recent = recent
+        .into_iter()
+        .filter(|r| {
+            let held: Vec<&str> = kept.iter().map(String::as_str).collect();
+            if already_said(&held, &r.entry.content) {
+                listed.push(r.id);
+                return false;
+            }
+            kept.push(r.entry.content.clone());
+            true
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .peekable();
     while block.segments.len() < RECENT_FIRST {
         let Some(r) = recent.next_if(|r| budget.take(&r.entry, block.segments.is_empty(), SEGMENTS_HEAD)) else {
             break;
         };
         listed.push(r.id);
+        said.push(r.entry.content.clone());
+        own_terms.push(r.terms);
         block.segments.push(r.entry);
     }
     block.query = match query {
         Some(q) => query_terms(q),
         None => {
             let mut terms = Vec::new();
-            let own = block.project_summary.iter().chain(&block.segments);
-            for t in own.flat_map(|e| e.key_terms.split("; ")) {
+            for t in own_terms.iter().flat_map(|t| t.split("; ")) {
                 push_term(&mut terms, t);
             }
             terms
@@ -129,13 +226,15 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
     };
     if !block.query.is_empty() {
         for r in matching(store, project, &block.query)? {
-            if listed.contains(&r.id) {
+            let held: Vec<&str> = said.iter().map(String::as_str).collect();
+            if listed.contains(&r.id) || already_said(&held, &r.entry.content) {
                 continue;
             }
             if !budget.take(&r.entry, block.related.is_empty(), RELATED_HEAD) {
                 break;
             }
             listed.push(r.id);
+            said.push(r.entry.content.clone());
             block.related.push(r.entry);
         }
     }
@@ -150,6 +249,14 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
     }
     block.tokens = tokens(markdown(&block).len());
     Ok(block)
+}
+
+/// `text` cut to at most `max` characters at a word boundary.
+fn shorten_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((byte, _)) => shorten(text, byte),
+    }
 }
 
 /// `text` cut to at most `max` bytes at a word boundary, ending in "…".
@@ -233,6 +340,13 @@ pub fn markdown(b: &Block) -> String {
     if let Some(e) = &b.project_summary {
         out.push_str(&l4_text(e));
     }
+    if !b.pending.is_empty() {
+        out.push_str(PENDING_HEAD);
+        for p in &b.pending {
+            out.push_str(&pending_line(p));
+        }
+        out.push('\n');
+    }
     if !b.segments.is_empty() {
         out.push_str(SEGMENTS_HEAD);
         for e in &b.segments {
@@ -249,17 +363,23 @@ pub fn markdown(b: &Block) -> String {
 }
 
 const SEGMENTS_HEAD: &str = "Recent sessions, newest first:\n";
+const PENDING_HEAD: &str = "Latest turns, not yet summarised:\n";
+
+fn pending_line(p: &Pending) -> String {
+    format!("- {} (session {}): {} → {}\n", day(&p.at), p.session, p.user, p.assistant)
+}
 const RELATED_HEAD: &str = "\nEarlier sessions on the same subjects:\n";
 
 fn l4_text(e: &Entry) -> String {
-    format!("Project summary ({}, {}):\n{}\n\n", day(&e.at), e.status, e.content.trim())
+    let terms = if e.key_terms.is_empty() { String::new() } else { format!(" (also: {})", e.key_terms) };
+    format!("Project summary (work up to {}):\n{}{terms}\n\n", day(&e.at), e.content.trim())
 }
 
 fn segment_line(e: &Entry) -> String {
     let session = e.session.as_deref().unwrap_or("?");
     let flat = crate::display::one_line(&e.content);
-    let terms = if e.key_terms.is_empty() { String::new() } else { format!(" [key terms: {}]", e.key_terms) };
-    format!("- {} (session {session}, {}): {flat}{terms}\n", day(&e.at), e.status)
+    let terms = if e.key_terms.is_empty() { String::new() } else { format!(" (also: {})", e.key_terms) };
+    format!("- {} (session {session}): {flat}{terms}\n", day(&e.at))
 }
 
 fn day(rfc3339: &str) -> &str {
@@ -284,7 +404,7 @@ mod tests {
         let sessions: Vec<_> = b.segments.iter().map(|e| e.session.clone().unwrap()).collect();
         assert_eq!(sessions, ["s-new", "s-old"]);
         let md = markdown(&b);
-        assert!(md.contains("- 1970-01-03 (session s-new, running): The user is fixing"), "{md}");
+        assert!(md.contains("- 1970-01-03 (session s-new): The user is fixing"), "{md}");
         assert!(!md.contains("Unrelated"));
     }
 
@@ -325,18 +445,17 @@ mod tests {
     #[test]
     fn an_older_segment_on_the_current_subject_is_listed_after_the_recent_ones() {
         let store = history();
-        // Room for the three recent segments and two more lines.
-        let b = build(&store, "app", 180, None).unwrap();
+        // Room for the three recent segments and about two more lines.
+        let b = build(&store, "app", 120, None).unwrap();
         assert!(b.segments.len() < 6, "s1 would be reached by recency alone: {b:?}");
         assert_eq!(sessions(&b.segments[..3]), ["s7", "s6", "s5"], "{b:?}");
         assert_eq!(sessions(&b.related), ["s1"], "{b:?}");
         assert!(b.query.contains(&"login".to_string()), "{:?}", b.query);
         let md = markdown(&b);
         let recent_at = md.find("Recent sessions").unwrap();
-        let related_at =
-            md.find("Earlier sessions on the same subjects:\n- 1970-01-02 (session s1, complete)").unwrap();
+        let related_at = md.find("Earlier sessions on the same subjects:\n- 1970-01-02 (session s1)").unwrap();
         assert!(recent_at < related_at, "{md}");
-        assert!(b.tokens <= 180, "{}", b.tokens);
+        assert!(b.tokens <= 120, "{}", b.tokens);
     }
 
     #[test]
@@ -369,6 +488,21 @@ mod tests {
         assert!(long.starts_with(kept) && long[kept.len()..].starts_with(' '), "cut inside a word: {l4}");
         assert!(!b.segments.is_empty(), "{b:?}");
         assert!(b.tokens <= 200, "{}", b.tokens);
+    }
+
+    #[test]
+    fn no_text_is_said_twice_and_key_terms_only_add_words() {
+        let store = history();
+        // A project summary that already says what s7 and s6 say.
+        fixtures::add_l4(&store, "The user is fixing the flaky login test and pinned the Rust toolchain to 1.95.");
+        let b = build(&store, "app", 1000, None).unwrap();
+        let shown = sessions(&b.segments);
+        assert!(!shown.contains(&"s7") && !shown.contains(&"s6"), "repeated: {shown:?}");
+        assert!(shown.contains(&"s5"), "{shown:?}");
+        let md = markdown(&b);
+        // s1's key terms are all in its text: none is shown.
+        assert!(!md.contains("key terms") && !md.contains("(also: login"), "{md}");
+        assert_eq!(new_terms("The pool size is 32.", "pool; 32; -l; 14.2s; PgBouncer"), "PgBouncer");
     }
 
     #[test]

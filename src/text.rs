@@ -33,6 +33,21 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// The words of a text as written (case kept), without the punctuation
+/// around them: `/srv`, `--password-file`, `EMAIL_PORT`, `don't`.
+pub fn written_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '/' | '~' | '-' | '_' | '$' | '%')))
+        .map(|w| w.trim_end_matches(['-', '/']))
+        .filter(|w| !w.is_empty())
+}
+
+/// A word with its first letter upper-case.
+pub fn capitalized(w: &str) -> String {
+    let mut c = w.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
 /// A common English word that says nothing about the topic.
 pub fn is_stop_word(w: &str) -> bool {
     STOP_WORDS.contains(&w)
@@ -68,6 +83,13 @@ mod tests {
         assert!(c.contains("characters omitted"));
         assert!(c.chars().count() <= 200 + 10);
         assert_eq!(cut("short", 200), "short");
+    }
+
+    #[test]
+    fn written_words_keep_case_and_identifiers_but_not_the_punctuation_around() {
+        let w: Vec<&str> = written_words("Run `restic check` (weekly), set EMAIL_PORT=587; see /srv/data/.").collect();
+        assert_eq!(w, ["Run", "restic", "check", "weekly", "set", "EMAIL_PORT=587", "see", "/srv/data"]);
+        assert_eq!(capitalized("émile"), "Émile");
     }
 
     #[test]

@@ -142,6 +142,7 @@ fn memory_model(ctx: &Ctx) -> Check {
         max_tokens: 8,
         stop: vec![],
         settled: None,
+        vocabulary: None,
     };
     let answer = crate::llm::factory::from_config(&ctx.config, &ctx.paths, ctx.verbose()).and_then(|model| {
         model.preflight()?;

@@ -51,6 +51,33 @@ pub struct Request {
     pub stop: Vec<String>,
     /// When the reply may end before the model ends it (see [`Settled`]).
     pub settled: Option<Settled>,
+    /// The words a reply may be written with (see [`Vocabulary`]); `None`
+    /// leaves the model free.
+    pub vocabulary: Option<Vocabulary>,
+}
+
+/// The words a reply may use: a backend that decodes token by token (the
+/// local one) lets the model choose only tokens that spell these words,
+/// the punctuation between them and the end of the reply, so a name,
+/// number or identifier its sources lack cannot be written whole (pieces
+/// of allowed words can still combine: the grounding check stays). An
+/// HTTP backend, which sees no token ids, ignores it.
+#[derive(Clone)]
+pub struct Vocabulary(pub Arc<Vec<String>>);
+
+impl Vocabulary {
+    pub fn new(words: Vec<String>) -> Self {
+        Vocabulary(Arc::new(words))
+    }
+    pub fn words(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Vocabulary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Vocabulary({} words)", self.0.len())
+    }
 }
 
 /// A look at a reply while it is written, for a backend that writes it
@@ -162,6 +189,11 @@ pub trait MemoryModel: Send + Sync {
     fn preflight(&self) -> Result<(), ModelError>;
     /// Run one chat completion; the text is returned raw (uncleaned).
     fn generate(&self, req: &Request) -> Result<Reply, ModelError>;
+    /// Whether a request's [`Vocabulary`] binds the reply (a backend that
+    /// decodes token by token); a server sees no token ids and ignores it.
+    fn keeps_vocabulary(&self) -> bool {
+        false
+    }
 }
 
 /// A cleaned reply longer than this many bytes per token of `max_tokens`
@@ -315,6 +347,9 @@ impl MemoryModel for Interruptible {
         let req = req.clone();
         self.run(move |m| m.generate(&req))
     }
+    fn keeps_vocabulary(&self) -> bool {
+        self.inner.keeps_vocabulary()
+    }
 }
 
 /// Shorten a string for an error message, on a char boundary.
@@ -373,7 +408,14 @@ mod tests {
     use super::*;
 
     fn request(max_tokens: u32) -> Request {
-        Request { messages: vec![Message::user("x")], temperature: 0.0, max_tokens, stop: vec![], settled: None }
+        Request {
+            messages: vec![Message::user("x")],
+            temperature: 0.0,
+            max_tokens,
+            stop: vec![],
+            settled: None,
+            vocabulary: None,
+        }
     }
 
     #[test]

@@ -5,9 +5,9 @@ use anyhow::Result;
 
 use super::queue::{self, L2Item, Skip, Table};
 use super::verdict::is_topic_shift;
-use super::{grounding, prompts};
+use super::{digest, grounding, prompts};
 use super::{ModelSlot, PassOptions, Report, Step};
-use crate::llm::{complete, MemoryModel, ModelError, Reply, Request, Settled};
+use crate::llm::{complete, MemoryModel, ModelError, Reply, Request, Settled, Vocabulary};
 use crate::store::{turns, Store};
 
 pub fn step(
@@ -75,32 +75,91 @@ pub fn step(
     })
 }
 
-/// The sentences of an L2 reply that are kept (it is asked for one).
-const L2_SENTENCES: usize = 2;
+/// Sentences of an L2 reply that are written before it is decided: the
+/// first good one is kept, and a reply whose first three are all bad
+/// has failed.
+const L2_SENTENCES: usize = 3;
 
-fn request(item: &L2Item, opts: &PassOptions, temperature: f32, settled: &Settled) -> Request {
+fn request(item: &L2Item, opts: &PassOptions, temperature: f32, settled: &Settled, ctx: &TurnContext) -> Request {
     Request {
-        messages: prompts::turn_summary(&item.user, &item.assistant, opts.summaries.max_input_chars),
+        messages: prompts::turn_summary(
+            &item.user,
+            &item.assistant,
+            opts.summaries.max_input_chars,
+            ctx.before.as_deref(),
+        ),
         temperature,
         max_tokens: opts.summaries.max_tokens.min(prompts::L2_REPLY_TOKENS),
         stop: vec![],
         settled: Some(settled.clone()),
+        vocabulary: opts.summaries.restrict_vocabulary.then(|| ctx.vocabulary.clone()),
     }
 }
 
-/// One L2: the model's sentence when it passes the grounding check against
-/// the turn (asked twice, the second time warmer, while asking pays off in
-/// this pass: [`super::payoff::Asking`]), else an extractive sentence built from the turn
-/// itself. The merge verdict is no summary of a turn (a model that obeyed
-/// "reply NO_MERGE" written inside the turn).
+/// What an L2 is written from: the turn, and for a follow-up the request
+/// it follows.
+struct TurnContext {
+    turn: String,
+    before: Option<String>,
+    vocabulary: Vocabulary,
+}
+
+impl TurnContext {
+    fn new(item: &L2Item) -> Self {
+        let turn = format!("{}\n{}", item.user, item.assistant);
+        let before = item.previous.as_ref().filter(|_| digest::is_follow_up(&item.user)).map(|(u, _)| u.clone());
+        let sources: Vec<&str> = std::iter::once(turn.as_str()).chain(before.as_deref()).collect();
+        let vocabulary = digest::vocabulary(&sources);
+        TurnContext { turn, before, vocabulary }
+    }
+    fn sources(&self) -> Vec<&str> {
+        std::iter::once(self.turn.as_str()).chain(self.before.as_deref()).collect()
+    }
+}
+
+/// The L2 a reply makes: its first sentence that passes the grounding
+/// check on its own ([`grounding::keep_grounded`]), within
+/// [`digest::L2_MAX_WORDS`], or why there is none.
+fn accept(reply: &str, acceptance: &grounding::Acceptance) -> Result<String, String> {
+    if is_topic_shift(reply) {
+        return Err("the reply is the NO_MERGE verdict, not a summary".to_string());
+    }
+    let kept = acceptance.keep(reply);
+    let Some(first) = kept.sentences.first() else {
+        return Err(kept.dropped.first().cloned().unwrap_or_else(|| "the reply is empty".into()));
+    };
+    let text = digest::clip_words(first, digest::L2_MAX_WORDS);
+    match acceptance.fault_of_whole(&text) {
+        Some(why) => Err(why),
+        None => Ok(text),
+    }
+}
+
+/// One L2: the model's sentence when one of its sentences passes the
+/// grounding check against the turn (asked twice, the second time warmer,
+/// while asking pays off in this pass: [`super::payoff::Asking`]), else an
+/// extractive sentence built from the turn itself. The merge verdict is no
+/// summary of a turn (a model that obeyed "reply NO_MERGE" written inside
+/// the turn).
 fn summarize_turn(
     model: &dyn MemoryModel,
     item: &L2Item,
     opts: &PassOptions,
 ) -> Result<(Reply, &'static str), ModelError> {
-    let turn = format!("{}\n{}", item.user, item.assistant);
+    let ctx = TurnContext::new(item);
+    let sources = ctx.sources();
     let examples = prompts::example_texts();
-    let settled = grounding::settle(&[&turn], &examples, Some(L2_SENTENCES));
+    let acceptance = std::sync::Arc::new(
+        grounding::Acceptance::new(
+            &sources,
+            &sources,
+            &examples,
+            // A follow-up's outcome is often the request it follows ("That fixed it.").
+            Some((item.user.as_str(), item.assistant.as_str())).filter(|_| ctx.before.is_none()),
+        )
+        .own_words_only(opts.summaries.restrict_vocabulary && model.keeps_vocabulary()),
+    );
+    let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
     let t = opts.summaries.temperature;
     let mut last = None;
     let asking = &opts.payoffs.l2;
@@ -110,22 +169,21 @@ fn summarize_turn(
         if !ask || retry && !asking.ask_again("L2", opts.verbose) {
             break;
         }
-        let mut reply = complete(model, &request(item, opts, temperature, &settled))?;
-        reply.text = super::tidy::tidy(&reply.text, Some(L2_SENTENCES));
-        let bad = if is_topic_shift(&reply.text) {
-            Some("the reply is the NO_MERGE verdict, not a summary".to_string())
-        } else {
-            grounding::check(&reply.text, &[&turn], &examples)
-        };
-        asking.record(retry, bad.is_none());
-        match bad {
-            None => return Ok((reply, "model")),
-            Some(why) if opts.verbose => eprintln!("ragger: L2 of turn {}: reply rejected: {why}", item.id),
-            Some(_) => {}
+        let mut reply = complete(model, &request(item, opts, temperature, &settled, &ctx))?;
+        let tidied = super::tidy::tidy(&reply.text, Some(L2_SENTENCES));
+        let accepted = accept(&tidied, &acceptance);
+        asking.record(retry, accepted.is_ok());
+        match accepted {
+            Ok(text) => {
+                reply.text = text;
+                return Ok((reply, "model"));
+            }
+            Err(why) if opts.verbose => eprintln!("ragger: L2 of turn {}: reply rejected: {why}", item.id),
+            Err(_) => {}
         }
         last = Some(reply);
     }
-    let text = grounding::extractive_turn(&item.user, &item.assistant);
+    let text = grounding::extractive_turn(&item.user, &item.assistant, ctx.before.as_deref());
     if text.is_empty() {
         return Err(ModelError::BadReply("the turn has no text to summarise".into()));
     }
@@ -158,6 +216,7 @@ mod tests {
             user: "How do I back up /srv with restic?".into(),
             assistant: "Run restic backup /srv from a nightly cron job.".into(),
             attempts: 0,
+            previous: None,
         }
     }
 
@@ -212,6 +271,48 @@ mod tests {
             assert!(reply.text.contains("restic"), "{}", reply.text);
         }
         assert_eq!(model.calls() - probing, 64 / PAYOFF as usize);
+    }
+
+    #[test]
+    fn a_reply_whose_first_sentence_invents_keeps_its_grounded_sentence() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let model = Fixed::new(&format!("{INVENTED} {GOOD}"));
+        let (reply, origin) = summarize_turn(&model, &item(1), &opts).unwrap();
+        assert_eq!(origin, "model");
+        assert_eq!(reply.text, GOOD);
+        assert_eq!(model.calls(), 1);
+    }
+
+    #[test]
+    fn a_long_reply_is_held_to_the_l2_budget() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let long = "The user asked how to back up /srv with restic, and the assistant suggested running restic \
+                    backup /srv from a nightly cron job, so that the backup of /srv with restic runs from cron every night.";
+        let model = Fixed::new(long);
+        let (reply, origin) = summarize_turn(&model, &item(1), &opts).unwrap();
+        assert_eq!(origin, "model");
+        assert!(reply.text.split_whitespace().count() <= digest::L2_MAX_WORDS, "{}", reply.text);
+    }
+
+    #[test]
+    fn a_follow_up_is_read_with_the_request_it_follows() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let follow = L2Item {
+            id: 2,
+            user: "That fixed it.".into(),
+            assistant: "Great, glad the nightly job works.".into(),
+            attempts: 0,
+            previous: Some(("How do I back up /srv with restic?".into(), "Use a nightly cron job.".into())),
+        };
+        // The model names the request it follows: grounded by the turn before.
+        let model = Fixed::new("The nightly restic job for /srv works.");
+        let (reply, origin) = summarize_turn(&model, &follow, &opts).unwrap();
+        assert_eq!((origin, reply.text.as_str()), ("model", "The nightly restic job for /srv works."));
+        // Without the model, the extractive L2 names it too.
+        let model = Fixed::cycle(&[INVENTED]);
+        let (reply, origin) = summarize_turn(&model, &follow, &opts).unwrap();
+        assert_eq!(origin, "extractive");
+        assert!(reply.text.contains("/srv") && reply.text.contains("That fixed it"), "{}", reply.text);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! the database state; claims are leases; results are committed with a
 //! compare-and-set in one short transaction, never across a model call.
 
+pub mod digest;
 pub mod fold;
 pub mod grounding;
 pub mod idle;

@@ -6,9 +6,9 @@ use super::verdict;
 use crate::llm::Message;
 use crate::text::cut;
 
-pub const L2_VERSION: i64 = 3;
-pub const FRESH_VERSION: i64 = 2;
-pub const MERGE_VERSION: i64 = 2;
+pub const L2_VERSION: i64 = 4;
+pub const FRESH_VERSION: i64 = 3;
+pub const MERGE_VERSION: i64 = 3;
 /// Rows written without the model after its replies failed the grounding
 /// check (see `grounding`): the sources, extracted.
 pub const EXTRACTIVE_VERSION: i64 = -1;
@@ -16,17 +16,17 @@ pub const EXTRACTIVE_VERSION: i64 = -1;
 /// segment made from one L2, the first L4 made from one L3).
 pub const COPY_VERSION: i64 = 0;
 
-const L2_SYSTEM: &str = "You write one-sentence summaries of conversation turns for a memory log: \
-third person, what the user asked and what the assistant answered. \
+const L2_SYSTEM: &str = "You write a short note (one sentence, at most 25 words) about each turn of a conversation \
+for a memory log: its subject, then the outcome (the answer, the fix, the decision) or who said what. \
 Keep every name, number, command, path and flag exactly as written; add nothing that was not said.";
 
 const KEEP: &str = "Keep every name, number, command, path and flag exactly as written; add nothing that was not said.";
 
 /// A worked example of a merge, as an earlier exchange of the chat.
 const MERGE_EXAMPLE: (&str, &str, &str) = (
-    "The user asked how to list the files in a folder with Python; the assistant suggested os.listdir or pathlib's iterdir.",
-    "- The user asked how to skip hidden files; the assistant suggested filtering names that start with a dot.",
-    "The user asked how to list the files in a folder with Python; the assistant suggested os.listdir or pathlib's iterdir, and filtering names that start with a dot to skip hidden files.",
+    "Listing a folder's files in Python: os.listdir, or pathlib's iterdir for Path objects.",
+    "- Skipping hidden files: filter out names that start with a dot.\n- Sorting the files by date: sorted with os.path.getmtime as the key.",
+    "Listing a folder's files in Python with os.listdir or pathlib's iterdir, skipping hidden files by their leading dot and sorting by date with os.path.getmtime.",
 );
 
 /// The texts of every worked example: a reply that copies them is bad.
@@ -39,17 +39,23 @@ pub fn example_texts() -> Vec<&'static str> {
 /// Worked examples, as earlier turns of the chat: small models copy the
 /// form of an example far more reliably than they follow instructions
 /// (SmolLM2-135M echoed the turn back for about half of the turns without
-/// them). Written to share no words with the pipeline's test fixtures.
-const L2_EXAMPLES: [(&str, &str, &str); 2] = [
+/// them). Written to share no words with the pipeline's test fixtures:
+/// one technical turn, one between two people.
+const L2_EXAMPLES: [(&str, &str, &str); 3] = [
     (
         "How do I list the files in a folder with Python?",
         "Use os.listdir(path), or pathlib.Path(path).iterdir() if you want Path objects.",
-        "The user asked how to list the files in a folder with Python; the assistant suggested os.listdir or pathlib's iterdir.",
+        "Listing a folder's files in Python: os.listdir, or pathlib's iterdir for Path objects.",
     ),
     (
         "Why does my script work in my shell but not from cron?",
         "Cron runs jobs with a minimal environment; set PATH at the top of the crontab or use absolute paths.",
-        "The user asked why a script failed under cron; the assistant explained that cron's minimal PATH must be set or absolute paths used.",
+        "A script failing under cron: cron's minimal environment, fixed by setting PATH in the crontab or using absolute paths.",
+    ),
+    (
+        "Tom: I finally adopted a puppy last weekend, a beagle called Max!",
+        "Ana: That's wonderful! Beagles are so friendly. How is he settling in?",
+        "Tom adopted a beagle puppy called Max last weekend; Ana asked how he is settling in.",
     ),
 ];
 
@@ -59,15 +65,20 @@ fn turn_text(user: &str, assistant: &str) -> String {
 
 /// One third-person sentence about one turn. The instructions and examples
 /// come first, in messages of their own, so that every L2 prompt shares
-/// them (an in-process model evaluates them once per run).
-pub fn turn_summary(user: &str, assistant: &str, max_chars: usize) -> Vec<Message> {
+/// them (an in-process model evaluates them once per run). A follow-up
+/// ("That fixed it.") comes with the request it follows (`before`).
+pub fn turn_summary(user: &str, assistant: &str, max_chars: usize, before: Option<&str>) -> Vec<Message> {
     let half = max_chars / 2;
     let mut messages = vec![Message::system(L2_SYSTEM)];
     for (u, a, summary) in L2_EXAMPLES {
         messages.push(Message::user(turn_text(u, a)));
         messages.push(Message::assistant(summary));
     }
-    messages.push(Message::user(turn_text(&cut(user.trim(), half), &cut(assistant.trim(), max_chars - half))));
+    let mut text = turn_text(&cut(user.trim(), half), &cut(assistant.trim(), max_chars - half));
+    if let Some(before) = before {
+        text = format!("(This follows the request: {})\n\n{text}", cut(before.trim(), 300));
+    }
+    messages.push(Message::user(text));
     messages
 }
 
@@ -102,16 +113,34 @@ pub const L2_REPLY_TOKENS: u32 = 200;
 /// check then refused (BENCHMARKS.md, issue 19).
 pub const FOLD_REPLY_TOKENS: u32 = 256;
 
-/// A fresh summary of several items (no running summary yet).
-pub fn fresh(scope: Scope, items: &[&str], max_chars: usize) -> Vec<Message> {
+/// How long a fold's reply may be, in the prompt's words.
+fn length(budget_words: usize) -> String {
+    let sentences = (budget_words / 20).clamp(1, 6);
+    if sentences == 1 {
+        format!("one sentence of at most {budget_words} words")
+    } else {
+        format!("at most {sentences} short sentences ({budget_words} words in all)")
+    }
+}
+
+/// A fresh summary of several items (no running summary yet), within
+/// `budget_words`.
+pub fn fresh(scope: Scope, items: &[&str], max_chars: usize, budget_words: usize) -> Vec<Message> {
+    let ask = |items: &str, budget_words: usize| {
+        format!(
+            "Summarise these {} in {}, in the third person, in your words: \
+the subject first, then the facts that matter (names, numbers, decisions, what worked). \
+Leave out greetings and thanks. Reply with the summary only.\n\n{items}\n\nSummary:",
+            scope.items(),
+            length(budget_words),
+        )
+    };
+    let (ex_first, ex_new, ex_summary) = MERGE_EXAMPLE;
     vec![
         Message::system(format!("You keep a short running summary of a {}. {KEEP}", scope.noun())),
-        Message::user(format!(
-            "Write a summary of these {} in 3 to 5 sentences, in the third person. \
-Reply with the summary only.\n\n{}\n\nSummary:",
-            scope.items(),
-            cut(&bullets(items), max_chars)
-        )),
+        Message::user(ask(&format!("- {ex_first}\n{ex_new}"), 30)),
+        Message::assistant(ex_summary),
+        Message::user(ask(&cut(&bullets(items), max_chars), budget_words)),
     ]
 }
 
@@ -120,14 +149,23 @@ Reply with the summary only.\n\n{}\n\nSummary:",
 /// protocol's request (`verdict`); otherwise ragger's segmenter has
 /// already decided that the items continue the running summary, and the
 /// model is not asked.
-pub fn merge(scope: Scope, running: &str, items: &[&str], max_chars: usize, ask_verdict: bool) -> Vec<Message> {
+pub fn merge(
+    scope: Scope,
+    running: &str,
+    items: &[&str],
+    max_chars: usize,
+    ask_verdict: bool,
+    budget_words: usize,
+) -> Vec<Message> {
     let budget_running = max_chars / 2;
     let new = cut(&bullets(items), max_chars - budget_running.min(running.len()));
     let ask = |running: &str, new: &str| {
         let mut text = format!(
             "Running summary:\n{running}\n\n{}:\n{new}\n\n\
-Reply with the updated summary: 3 to 5 sentences, in the third person, covering both.",
+Reply with the updated summary, rewritten to cover both in {}, in the third person; \
+keep what is still current, drop what is not.",
             capitalize(scope.items()),
+            length(budget_words),
         );
         if ask_verdict {
             text.push(' ');
@@ -159,13 +197,15 @@ mod tests {
 
     #[test]
     fn turn_summary_ends_with_the_turn_after_fixed_examples() {
-        let a = turn_summary("How do I zip a folder?", "Use shutil.make_archive.", 3000);
-        let b = turn_summary("Other question", "Other answer", 3000);
+        let a = turn_summary("How do I zip a folder?", "Use shutil.make_archive.", 3000, None);
+        let b = turn_summary("Other question", "Other answer", 3000, None);
         let last = &a.last().unwrap().content;
         assert!(last.contains("How do I zip a folder?") && last.contains("Use shutil.make_archive."));
         assert_eq!(a[..a.len() - 1], b[..b.len() - 1], "everything before the turn is shared");
-        assert!(a[0].content.contains("one-sentence"));
-        let long = turn_summary(&"u".repeat(5000), &"a".repeat(5000), 400);
+        assert!(a[0].content.contains("one sentence, at most 25 words"));
+        let long = turn_summary(&"u".repeat(5000), &"a".repeat(5000), 400, None);
+        let follow = turn_summary("That fixed it.", "Great.", 3000, Some("Why does SMTP time out?"));
+        assert!(follow.last().unwrap().content.contains("Why does SMTP time out?"));
         assert!(long.last().unwrap().content.chars().count() < 500);
     }
 
@@ -174,8 +214,14 @@ mod tests {
     #[test]
     fn merge_prompt_names_both_parts() {
         for ask_verdict in [true, false] {
-            let m =
-                merge(Scope::Session, "They discussed Rust.", &["The user asked about lifetimes."], 3000, ask_verdict);
+            let m = merge(
+                Scope::Session,
+                "They discussed Rust.",
+                &["The user asked about lifetimes."],
+                3000,
+                ask_verdict,
+                40,
+            );
             let text = &m.last().unwrap().content;
             assert!(text.contains("They discussed Rust."));
             assert!(text.contains("- The user asked about lifetimes."));

@@ -115,11 +115,11 @@ mod tests {
     #[test]
     fn the_merge_prompt_asks_a_trusted_model_for_what_the_parser_reads() {
         let items = ["The user asked about lifetimes."];
-        let asked = merge(Scope::Session, "They discussed Rust.", &items, 3000, true);
+        let asked = merge(Scope::Session, "They discussed Rust.", &items, 3000, true, 40);
         let text = &asked.last().unwrap().content;
         assert!(text.contains("NO_MERGE"));
         assert!(text.ends_with(&request("new turns")), "{text}");
-        let quiet = merge(Scope::Session, "They discussed Rust.", &items, 3000, false);
+        let quiet = merge(Scope::Session, "They discussed Rust.", &items, 3000, false, 40);
         assert!(!quiet.iter().any(|m| m.content.contains("NO_MERGE")), "not asked of an untrusted model");
         // The reply the sentence asks for ("exactly NO_MERGE") is the verdict.
         assert!(is_topic_shift(TOKEN));

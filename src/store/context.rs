@@ -17,7 +17,8 @@ pub struct Segment {
     pub session: Option<String>,
     pub status: String,
     pub updated_at: i64,
-    /// Event time of the last turn (an L4: its last update), ms.
+    /// Event time of the last turn (an L4: of the last turn of the
+    /// segments it covers; its last update before it covers any), ms.
     pub at: i64,
     pub content: String,
     pub key_terms: String,
@@ -40,8 +41,11 @@ pub fn latest_l4(store: &Store, project: &str) -> Result<Option<Segment>> {
     Ok(store
         .conn
         .prepare_cached(
-            "SELECT id, NULL, status, updated_at, content, key_terms, updated_at FROM summaries
-             WHERE level = 4 AND project = ?1 ORDER BY updated_at DESC, id DESC LIMIT 1",
+            "SELECT m.id, NULL, m.status, m.updated_at, m.content, m.key_terms,
+                    coalesce((SELECT max(t.at) FROM summaries l3 JOIN turns t ON t.id = l3.last_turn_id
+                              WHERE l3.l4_id = m.id), m.updated_at)
+             FROM summaries m
+             WHERE m.level = 4 AND m.project = ?1 ORDER BY m.updated_at DESC, m.id DESC LIMIT 1",
         )?
         .query_row([project], segment)
         .optional()?)
@@ -74,6 +78,32 @@ pub fn matching_segments(store: &Store, project: &str, fts: &str, n: usize) -> R
              ORDER BY f.rank LIMIT ?3"
         ))?
         .query_map(params![project, fts, n as i64], segment)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// A turn captured but not yet folded into a segment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawTurn {
+    pub session: String,
+    pub at: i64,
+    pub user: String,
+    pub assistant: String,
+}
+
+/// The project's `n` newest turns that no segment covers yet, newest first.
+pub fn unfolded_turns(store: &Store, project: &str, n: usize) -> Result<Vec<RawTurn>> {
+    let rows = store
+        .conn
+        .prepare_cached(
+            "SELECT se.external_id, t.at, t.user_text, t.assistant_text
+             FROM turns t JOIN sessions se ON se.id = t.session_id
+             WHERE se.project = ?1 AND t.l3_id IS NULL
+             ORDER BY t.at DESC, t.id DESC LIMIT ?2",
+        )?
+        .query_map(params![project, n as i64], |r| {
+            Ok(RawTurn { session: r.get(0)?, at: r.get(1)?, user: r.get(2)?, assistant: r.get(3)? })
+        })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }

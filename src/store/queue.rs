@@ -48,6 +48,9 @@ pub struct L2Item {
     pub user: String,
     pub assistant: String,
     pub attempts: i64,
+    /// The turn said before it in its session (user text, then reply), by
+    /// event time: a follow-up ("That fixed it.") is read with it.
+    pub previous: Option<(String, String)>,
 }
 
 /// Up to `n` turns waiting for their L2 whose claim `owner` may take, by
@@ -60,16 +63,27 @@ pub fn pending_l2(
     skip: &HashSet<i64>,
 ) -> Result<Vec<L2Item>> {
     let sql = format!(
-        "SELECT id, user_text, assistant_text, attempts FROM turns
+        "SELECT id, user_text, assistant_text, attempts,
+                (SELECT p.user_text FROM turns p WHERE p.session_id = turns.session_id
+                   AND (p.at, p.id) < (turns.at, turns.id) ORDER BY p.at DESC, p.id DESC LIMIT 1),
+                (SELECT p.assistant_text FROM turns p WHERE p.session_id = turns.session_id
+                   AND (p.at, p.id) < (turns.at, turns.id) ORDER BY p.at DESC, p.id DESC LIMIT 1)
+         FROM turns
          WHERE {PENDING_L2} AND {FREE} AND (:session IS NULL OR session_id = :session)
          ORDER BY id LIMIT :n"
     );
     let mut stmt = store.conn.prepare_cached(&sql)?;
     let want = n + skip.len();
-    let rows = stmt
-        .query_map(named_params! {":owner": owner, ":now": now_ms(), ":session": session, ":n": want as i64}, |r| {
-            Ok(L2Item { id: r.get(0)?, user: r.get(1)?, assistant: r.get(2)?, attempts: r.get(3)? })
-        })?;
+    let rows = stmt.query_map(
+        named_params! {":owner": owner, ":now": now_ms(), ":session": session, ":n": want as i64},
+        |r| {
+            let previous = match (r.get::<_, Option<String>>(4)?, r.get::<_, Option<String>>(5)?) {
+                (Some(u), Some(a)) => Some((u, a)),
+                _ => None,
+            };
+            Ok(L2Item { id: r.get(0)?, user: r.get(1)?, assistant: r.get(2)?, attempts: r.get(3)?, previous })
+        },
+    )?;
     let mut out = Vec::new();
     for row in rows {
         let item = row?;

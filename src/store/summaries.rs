@@ -28,21 +28,35 @@ pub struct Running {
     pub version: i64,
     /// `; `-separated.
     pub key_terms: String,
+    /// How it was last written: its model, prompt version and origin
+    /// (`model`, `extractive`, `copy`).
+    pub model: String,
+    pub prompt_version: i64,
+    pub origin: String,
 }
 
 /// The running summary of a session or project, if any.
 pub fn running(store: &Store, key: &FoldKey) -> Result<Option<Running>> {
     let read = |r: &rusqlite::Row<'_>| {
-        Ok(Running { id: r.get(0)?, content: r.get(1)?, tokens: r.get(2)?, version: r.get(3)?, key_terms: r.get(4)? })
+        Ok(Running {
+            id: r.get(0)?,
+            content: r.get(1)?,
+            tokens: r.get(2)?,
+            version: r.get(3)?,
+            key_terms: r.get(4)?,
+            model: r.get(5)?,
+            prompt_version: r.get(6)?,
+            origin: r.get(7)?,
+        })
     };
     let found = match key {
         FoldKey::Session(sid) => store.conn.query_row(
-            &format!("SELECT id, content, tokens, version, key_terms FROM summaries WHERE {RUNNING_L3}"),
+            &format!("SELECT id, content, tokens, version, key_terms, model, prompt_version, origin FROM summaries WHERE {RUNNING_L3}"),
             [sid],
             read,
         ),
         FoldKey::Project(project) => store.conn.query_row(
-            "SELECT id, content, tokens, version, key_terms FROM summaries WHERE level = 4 AND project = ?1 AND status = 'running'",
+            "SELECT id, content, tokens, version, key_terms, model, prompt_version, origin FROM summaries WHERE level = 4 AND project = ?1 AND status = 'running'",
             [project],
             read,
         ),

@@ -41,6 +41,7 @@ fn request() -> Request {
         max_tokens: 64,
         stop: vec![],
         settled: None,
+        vocabulary: None,
     }
 }
 

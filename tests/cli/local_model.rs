@@ -48,6 +48,7 @@ fn summary_request(temperature: f32, max_tokens: u32) -> Request {
         max_tokens,
         stop: Vec::new(),
         settled: None,
+        vocabulary: None,
     }
 }
 
@@ -120,11 +121,12 @@ fn turn_summary_prompts_share_the_reusable_first_batch() {
     // messages of their own; a rewrite could silently lose this).
     let model = LocalModel::new(options(gguf()));
     let ask = |user: &str, assistant: &str| Request {
-        messages: turn_summary(user, assistant, 3000),
+        messages: turn_summary(user, assistant, 3000, None),
         temperature: 0.0,
         max_tokens: 4,
         stop: Vec::new(),
         settled: None,
+        vocabulary: None,
     };
     model.generate(&ask("Why does cron not see my PATH?", "Cron starts jobs with a minimal environment.")).unwrap();
     let second = model.generate(&ask("Zip a folder in Python?", "Use shutil.make_archive.")).unwrap().usage;
@@ -220,11 +222,12 @@ fn distinct_turns() -> Vec<(String, String, Request)> {
         .map(|(u, a)| {
             let id = u.split_whitespace().find(|w| w.contains('-')).unwrap().trim_end_matches('?').to_string();
             let req = Request {
-                messages: turn_summary(u, a, 3000),
+                messages: turn_summary(u, a, 3000, None),
                 temperature: 0.0,
                 max_tokens: 60,
                 stop: Vec::new(),
                 settled: None,
+                vocabulary: None,
             };
             (id, format!("{u}\n{a}"), req)
         })
@@ -333,6 +336,7 @@ fn several_sentences(settle_at_first: bool) -> (Request, std::sync::Arc<std::syn
         max_tokens: 120,
         stop: Vec::new(),
         settled,
+        vocabulary: None,
     };
     (req, asked)
 }

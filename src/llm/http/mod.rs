@@ -299,6 +299,7 @@ mod tests {
             max_tokens: 7,
             stop: vec!["END".into()],
             settled: None,
+            vocabulary: None,
         };
         let openai = OpenAi::chat_body(&req, None);
         assert_eq!(openai["max_tokens"], 7);

@@ -11,6 +11,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::logit_bias::LlamaLogitBias;
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::ChatTemplateError;
 
@@ -19,6 +20,9 @@ use super::{
     REPEAT_PENALTY,
 };
 use crate::llm::{Message, ModelError, Reply, Request, Role, Usage};
+
+/// What a reply restricted to a vocabulary may write between its words.
+const VOCABULARY_MARKS: &[&str] = &[".", ". ", ",", ", ", ";", "; ", ":", ": ", "'s", "-", " (", ")", "\n", " "];
 
 impl Engine {
     pub(super) fn load(opts: &LocalOptions) -> Result<Engine, ModelError> {
@@ -145,11 +149,41 @@ impl Engine {
         // mild penalty on the last 64 tokens breaks the loop without
         // bending normal text. Still deterministic at temperature 0.
         let penalties = LlamaSampler::penalties(self.model.n_vocab(), 64, REPEAT_PENALTY, 0.0, 0.0);
-        if req.temperature <= 0.0 {
-            LlamaSampler::chain_simple([penalties, LlamaSampler::greedy()])
-        } else {
-            LlamaSampler::chain_simple([penalties, LlamaSampler::temp(req.temperature), LlamaSampler::dist(seed)])
+        let mut chain = Vec::new();
+        if let Some(words) = &req.vocabulary {
+            chain.push(LlamaSampler::logit_bias(self.model.n_vocab(), &self.vocabulary_bias(words.words())));
         }
+        chain.push(penalties);
+        if req.temperature <= 0.0 {
+            chain.push(LlamaSampler::greedy());
+        } else {
+            chain.extend([LlamaSampler::temp(req.temperature), LlamaSampler::dist(seed)]);
+        }
+        LlamaSampler::chain_simple(chain)
+    }
+
+    /// Biases that leave the model only the tokens that spell `words` (as
+    /// written, capitalised, after a space or not), the punctuation
+    /// between words, and the end of the reply.
+    fn vocabulary_bias(&self, words: &[String]) -> Vec<LlamaLogitBias> {
+        let vocab = self.model.vocab();
+        let mut allowed = std::collections::HashSet::new();
+        let mut add = |text: &str| allowed.extend(vocab.tokenize(text.as_bytes(), false, false));
+        for word in words {
+            let capital = crate::text::capitalized(word);
+            for form in [word.as_str(), capital.as_str()] {
+                add(form);
+                add(&format!(" {form}"));
+            }
+        }
+        for mark in VOCABULARY_MARKS {
+            add(mark);
+        }
+        (0..self.model.n_vocab())
+            .map(LlamaToken)
+            .filter(|t| !allowed.contains(t) && !vocab.is_eog(*t))
+            .map(|t| LlamaLogitBias::new(t, f32::NEG_INFINITY))
+            .collect()
     }
 
     pub(super) fn run(&mut self, req: &Request, seed: u32) -> Result<Reply, ModelError> {

@@ -324,6 +324,10 @@ impl MemoryModel for LocalModel {
         self.drive_unless_driven();
         wait(rx)
     }
+
+    fn keeps_vocabulary(&self) -> bool {
+        true
+    }
 }
 
 /// The file exists, is readable and starts with the GGUF magic.

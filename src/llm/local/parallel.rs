@@ -118,7 +118,7 @@ impl<'e> Multi<'e> {
             let ready = self.ready.pop_front().expect("one is ready");
             if let Err(ready) = self.start_seq(free, ready) {
                 // No room beside the calls in flight: it waits for them.
-                self.ready.push_front(ready);
+                self.ready.push_front(*ready);
                 return;
             }
         }
@@ -126,7 +126,7 @@ impl<'e> Multi<'e> {
 
     /// Start one call in slot `slot`, sharing or first evaluating the
     /// prefix; gives the call back when the context has no room for it.
-    pub(super) fn start_seq(&mut self, slot: usize, ready: Ready) -> Result<(), Ready> {
+    pub(super) fn start_seq(&mut self, slot: usize, ready: Ready) -> Result<(), Box<Ready>> {
         let Ready { job, tokens, context } = ready;
         let started = Instant::now();
         let n = tokens.len();
@@ -156,7 +156,7 @@ impl<'e> Multi<'e> {
             self.drop_prefix();
             (head_end > 0, head_end, 0)
         } else {
-            return Err(Ready { job, tokens, context });
+            return Err(Box::new(Ready { job, tokens, context }));
         };
         let seq_id = slot as i32 + 1;
         let mut evaluated = n - keep;

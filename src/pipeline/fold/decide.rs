@@ -4,8 +4,8 @@
 
 use super::super::prompts::{self, Scope};
 use super::super::segment::StartReason;
-use super::super::{grounding, tidy, verdict, PassOptions};
-use crate::llm::{complete, MemoryModel, Message, ModelError, Request, Settled};
+use super::super::{digest, grounding, tidy, verdict, PassOptions};
+use crate::llm::{complete, MemoryModel, Message, ModelError, Request, Settled, Vocabulary};
 use crate::store::fold::Written;
 use crate::store::summaries::Running;
 
@@ -31,6 +31,52 @@ pub struct FoldInput<'a> {
     /// Set when the segmenter (or the size limit, or a first segment)
     /// already decided that the items start a new summary.
     pub start: Option<(StartReason, Option<f32>)>,
+    /// What the items were written from, one per item (an L3 fold's
+    /// turns): a reply may use their words too, the budget grows with
+    /// them, and an item whose turn is filler is left out. Empty: the
+    /// items themselves.
+    pub sources: &'a [&'a str],
+}
+
+impl FoldInput<'_> {
+    /// The most words the summary may have.
+    pub fn budget(&self) -> usize {
+        match self.scope {
+            Scope::Session => {
+                let from = if self.sources.is_empty() { self.items } else { self.sources };
+                digest::l3_budget(
+                    self.run.map(|r| r.content.as_str()),
+                    from.iter().map(|t| digest::word_count(t)).sum(),
+                )
+            }
+            Scope::Project => digest::L4_MAX_WORDS,
+        }
+    }
+
+    /// The items that say something: those whose turn is not filler
+    /// (thanks, greetings, "ok do it"), all of them if every one is.
+    fn useful_items(&self) -> Vec<&str> {
+        if self.sources.len() != self.items.len() {
+            return self.items.to_vec();
+        }
+        let useful: Vec<&str> = self
+            .items
+            .iter()
+            .zip(self.sources)
+            .filter(|(_, turn)| !digest::is_filler(turn))
+            .map(|(item, _)| *item)
+            .collect();
+        if useful.is_empty() {
+            self.items.to_vec()
+        } else {
+            useful
+        }
+    }
+
+    /// Whether every new item is filler.
+    fn only_filler(&self) -> bool {
+        self.sources.len() == self.items.len() && self.sources.iter().all(|t| digest::is_filler(t))
+    }
 }
 
 /// Decide a fold: a plain function of the running summary, the new items,
@@ -47,7 +93,6 @@ pub fn decide(
     input: &FoldInput<'_>,
 ) -> Result<Decision, ModelError> {
     let s = &opts.summaries;
-    let items = input.items;
     let last_try = input.attempts + 1 >= opts.max_attempts as i64;
     let extractive = || Written {
         model: input.copy_model.to_string(),
@@ -62,13 +107,50 @@ pub fn decide(
             (None, Some(_)) => Decision::Update { content, written },
         });
     }
+    // Filler adds nothing to a running summary: it stays as it was written.
+    if let (None, Some(run)) = (input.start, input.run) {
+        if input.only_filler() && !opts.segment.model_votes {
+            let written = Written {
+                model: run.model.clone(),
+                prompt_version: run.prompt_version,
+                origin: origin_name(&run.origin),
+            };
+            return Ok(Decision::Update { content: run.content.clone(), written });
+        }
+    }
+    let items = input.useful_items();
+    let budget = input.budget();
     let examples = prompts::example_texts();
-    // One model call whose reply must pass the grounding check against
-    // `sources`; Ok(None) after two replies that did not.
-    let grounded = |messages: Vec<Message>,
-                    check: &dyn Fn(&str) -> Option<String>,
-                    settled: Option<Settled>,
-                    verdict_ok: bool| {
+    // Every word a reply may rest on: the running summary, the items, and
+    // what they were written from.
+    let mut grounds: Vec<&str> = input.run.map(|r| r.content.as_str()).into_iter().collect();
+    grounds.extend(items.iter().copied());
+    grounds.extend(input.sources.iter().copied());
+    let vocabulary = s.restrict_vocabulary.then(|| digest::vocabulary(&grounds));
+    let fit = |chars_per_word: usize| (budget * chars_per_word).min(s.max_input_chars);
+    // What a reply makes, sentence by sentence: its grounded sentences
+    // within the budget, which must still keep something of each part.
+    let own_words_only = s.restrict_vocabulary && model.is_some_and(|m| m.keeps_vocabulary());
+    let acceptance = std::sync::Arc::new(
+        grounding::Acceptance::new(&grounds, input.sources, &examples, None).own_words_only(own_words_only),
+    );
+    let accept = |text: &str, running: Option<&str>| -> Result<String, String> {
+        let kept = acceptance.keep(text);
+        if kept.sentences.is_empty() {
+            return Err(kept.dropped.first().cloned().unwrap_or_else(|| "the reply is empty".into()));
+        }
+        let fitted = digest::fit_sentences(&kept.sentences, budget);
+        if let Some(why) = acceptance.fault_of_whole(&fitted) {
+            return Err(why);
+        }
+        match grounding::covers(&fitted, running, &items) {
+            Some(why) => Err(why),
+            None => Ok(fitted),
+        }
+    };
+    // One model call whose reply must pass the grounding check; Ok(None)
+    // after two replies that did not.
+    let grounded = |messages: Vec<Message>, running: Option<&str>, settled: Option<Settled>, verdict_ok: bool| {
         let model = model.ok_or_else(|| ModelError::Unavailable("no memory model for a fold that needs one".into()))?;
         let (asking, what) = match input.scope {
             Scope::Session => (&opts.payoffs.l3, "L3 fold"),
@@ -84,9 +166,15 @@ pub fn decide(
             if retry && !asking.ask_again(what, opts.verbose) {
                 break;
             }
-            let max_tokens = s.max_tokens.min(prompts::FOLD_REPLY_TOKENS);
-            let req =
-                Request { messages: messages.clone(), temperature, max_tokens, stop: vec![], settled: settled.clone() };
+            let max_tokens = s.max_tokens.min(prompts::FOLD_REPLY_TOKENS).min(reply_tokens(budget));
+            let req = Request {
+                messages: messages.clone(),
+                temperature,
+                max_tokens,
+                stop: vec![],
+                settled: settled.clone(),
+                vocabulary: vocabulary.clone().filter(|_: &Vocabulary| !verdict_ok),
+            };
             let text = tidy::tidy(&complete(model, &req)?.text, None);
             if verdict::is_topic_shift(&text) {
                 asking.record(retry, verdict_ok);
@@ -96,11 +184,11 @@ pub fn decide(
                 why = format!("the reply is the {} verdict, which was not asked for", verdict::TOKEN);
                 continue;
             }
-            let bad = check(&text);
-            asking.record(retry, bad.is_none());
-            match bad {
-                None => return Ok(Some((text, model.model_id()))),
-                Some(w) => (why, last) = (w, text),
+            let accepted = accept(&text, running);
+            asking.record(retry, accepted.is_ok());
+            match accepted {
+                Ok(content) => return Ok(Some((content, model.model_id()))),
+                Err(w) => (why, last) = (w, text),
             }
         }
         if opts.verbose && !why.is_empty() {
@@ -111,6 +199,7 @@ pub fn decide(
         }
         Ok::<_, ModelError>(None)
     };
+    let settled = || Some(grounding::settle_kept(acceptance.clone(), usize::MAX, (budget / 20).clamp(1, 6) + 2));
     // A new summary from the items alone.
     let start = |reason: StartReason, score: Option<f32>| -> Result<Decision, ModelError> {
         if items.len() == 1 {
@@ -118,25 +207,19 @@ pub fn decide(
                 Written { model: input.copy_model.to_string(), prompt_version: prompts::COPY_VERSION, origin: "copy" };
             return Ok(Decision::Start { content: items[0].trim().to_string(), written, reason, score });
         }
-        let check = |text: &str| grounding::check_fold(text, None, items, &examples);
-        let settled = grounding::settle(items, &examples, None);
-        match grounded(prompts::fresh(input.scope, items, s.max_input_chars), &check, Some(settled), false) {
+        let written_from_sources = |reason| Decision::Start {
+            content: extractive_within(None, &items, budget, fit(7)),
+            written: extractive(),
+            reason,
+            score,
+        };
+        match grounded(prompts::fresh(input.scope, &items, s.max_input_chars, budget), None, settled(), false) {
             Ok(Some((content, model))) => {
                 let written = Written { model, prompt_version: prompts::FRESH_VERSION, origin: "model" };
                 Ok(Decision::Start { content, written, reason, score })
             }
-            Ok(None) => Ok(Decision::Start {
-                content: grounding::extractive_fold(None, items, s.max_input_chars),
-                written: extractive(),
-                reason,
-                score,
-            }),
-            Err(ModelError::BadReply(_)) if last_try => Ok(Decision::Start {
-                content: grounding::extractive_fold(None, items, s.max_input_chars),
-                written: extractive(),
-                reason: StartReason::FoldFailed,
-                score,
-            }),
+            Ok(None) => Ok(written_from_sources(reason)),
+            Err(ModelError::BadReply(_)) if last_try => Ok(written_from_sources(StartReason::FoldFailed)),
             Err(ModelError::BadReply(why)) => Ok(Decision::Retry(why)),
             Err(e) => Err(e),
         }
@@ -146,27 +229,56 @@ pub fn decide(
     }
     let Some(run) = input.run else { return start(StartReason::First, None) };
     let votes = opts.segment.model_votes;
-    let check = |text: &str| grounding::check_fold(text, Some(&run.content), items, &examples);
     // A reply that may be the topic verdict is written to the end.
-    let settled = (!votes).then(|| {
-        let sources: Vec<&str> = std::iter::once(run.content.as_str()).chain(items.iter().copied()).collect();
-        grounding::settle(&sources, &examples, None)
-    });
-    let merge = prompts::merge(input.scope, &run.content, items, s.max_input_chars, votes);
-    match grounded(merge, &check, settled, votes) {
+    let settled = if votes { None } else { settled() };
+    let merge = prompts::merge(input.scope, &run.content, &items, s.max_input_chars, votes, budget);
+    match grounded(merge, Some(&run.content), settled, votes) {
         Ok(Some((text, _))) if verdict::is_topic_shift(&text) => start(StartReason::ModelNoMerge, None),
         Ok(Some((content, model))) => Ok(Decision::Update {
             content,
             written: Written { model, prompt_version: prompts::MERGE_VERSION, origin: "model" },
         }),
         Ok(None) => Ok(Decision::Update {
-            content: grounding::extractive_fold(Some(&run.content), items, s.max_input_chars),
+            content: extractive_within(Some(&run.content), &items, budget, fit(7)),
             written: extractive(),
         }),
         // Out of attempts: keep the material anyway, as a new segment.
         Err(ModelError::BadReply(_)) if last_try => start(StartReason::FoldFailed, None),
         Err(ModelError::BadReply(why)) => Ok(Decision::Retry(why)),
         Err(e) => Err(e),
+    }
+}
+
+/// The extractive fold of the running summary and the items within
+/// `budget` words: each part cut to its share first, so every item keeps
+/// its lead rather than the first ones keeping everything.
+fn extractive_within(running: Option<&str>, items: &[&str], budget: usize, max_chars: usize) -> String {
+    let parts: Vec<&str> = running.into_iter().chain(items.iter().copied()).collect();
+    let cut = digest::share_budget(&parts, budget);
+    let (running, items) = match running {
+        Some(_) => (Some(cut[0].as_str()), &cut[1..]),
+        None => (None, &cut[..]),
+    };
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let text = grounding::extractive_fold(running, &items, max_chars);
+    digest::fit_sentences(
+        &crate::pipeline::tidy::sentences(&text).iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        budget,
+    )
+}
+
+/// Reply tokens for a summary of `budget` words: about 1.5 tokens a word
+/// with room for the sentence that crosses the budget.
+pub(super) fn reply_tokens(budget: usize) -> u32 {
+    (budget * 3 / 2 + 40) as u32
+}
+
+/// A stored origin as the name a new write uses.
+fn origin_name(origin: &str) -> &'static str {
+    match origin {
+        "extractive" => "extractive",
+        "copy" => "copy",
+        _ => "model",
     }
 }
 
@@ -186,5 +298,5 @@ pub fn short_fold(opts: &PassOptions, input: &FoldInput<'_>) -> Option<String> {
         (None, Some(run)) => Some(run.content.as_str()),
     };
     let text = grounding::extractive_fold(running, input.items, opts.summaries.max_input_chars);
-    (text.split_whitespace().count() <= limit).then_some(text)
+    (text.split_whitespace().count() <= limit.min(input.budget())).then_some(text)
 }

@@ -83,10 +83,19 @@ impl Fold {
     }
     /// Whether deciding the fold may call the model (else it is not loaded).
     fn needs_model(&self, opts: &PassOptions) -> bool {
-        policy::needs_model(self.items.len(), self.start)
-            && short_fold(opts, &self.input(&self.items.iter().map(String::as_str).collect::<Vec<_>>())).is_none()
+        let (items, sources) = self.texts();
+        policy::needs_model(self.items.len(), self.start) && short_fold(opts, &self.input(&items, &sources)).is_none()
     }
-    fn input<'a>(&'a self, items: &'a [&'a str]) -> FoldInput<'a> {
+    /// The items, and what they were written from (an L3 fold's turns).
+    fn texts(&self) -> (Vec<&str>, Vec<&str>) {
+        let items = self.items.iter().map(String::as_str).collect();
+        let sources = match &self.terms {
+            NewTerms::Texts(texts) if texts.len() == self.items.len() => texts.iter().map(String::as_str).collect(),
+            _ => Vec::new(),
+        };
+        (items, sources)
+    }
+    fn input<'a>(&'a self, items: &'a [&'a str], sources: &'a [&'a str]) -> FoldInput<'a> {
         FoldInput {
             scope: self.scope(),
             run: self.run.as_ref(),
@@ -94,11 +103,12 @@ impl Fold {
             copy_model: &self.copy_model,
             attempts: self.attempts,
             start: self.start,
+            sources,
         }
     }
     fn decide(&self, model: Option<&dyn MemoryModel>, opts: &PassOptions) -> Result<Decision, ModelError> {
-        let items: Vec<&str> = self.items.iter().map(String::as_str).collect();
-        decide(model, opts, &self.input(&items))
+        let (items, sources) = self.texts();
+        decide(model, opts, &self.input(&items, &sources))
     }
     /// A bad reply: not this fold again in this pass.
     fn skip(&self, skip: &mut Skip) {

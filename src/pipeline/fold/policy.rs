@@ -103,7 +103,16 @@ mod tests {
     }
 
     fn run(tokens: i64) -> Running {
-        Running { id: 7, content: "x".into(), tokens, version: 3, key_terms: String::new() }
+        Running {
+            id: 7,
+            content: "x".into(),
+            tokens,
+            version: 3,
+            key_terms: String::new(),
+            model: "m".into(),
+            prompt_version: 2,
+            origin: "model".into(),
+        }
     }
 
     #[test]

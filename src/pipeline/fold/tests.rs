@@ -65,11 +65,20 @@ fn opts(votes: bool) -> PassOptions {
 }
 
 fn run(tokens: i64) -> Running {
-    Running { id: 7, content: RUNNING.into(), tokens, version: 3, key_terms: String::new() }
+    Running {
+        id: 7,
+        content: RUNNING.into(),
+        tokens,
+        version: 3,
+        key_terms: String::new(),
+        model: "m".into(),
+        prompt_version: 2,
+        origin: "model".into(),
+    }
 }
 
 fn input<'a>(run: Option<&'a Running>, items: &'a [&'a str], attempts: i64) -> FoldInput<'a> {
-    FoldInput { scope: Scope::Session, run, items, copy_model: "l2-model", attempts, start: None }
+    FoldInput { scope: Scope::Session, run, items, copy_model: "l2-model", attempts, start: None, sources: &[] }
 }
 
 #[test]
@@ -86,8 +95,12 @@ fn a_grounded_merge_updates_the_running_summary() {
     }
     assert_eq!(m.calls(), 1);
     assert!(!m.last_prompt().contains("NO_MERGE"), "an untrusted model is not asked for the verdict");
-    // The 3 to 5 sentences asked for, not the 500 tokens a rambling model would take.
-    assert_eq!(*m.max_tokens.lock().unwrap(), vec![prompts::FOLD_REPLY_TOKENS]);
+    // The summary's word budget, not the 500 tokens a rambling model would take.
+    let budget = input(Some(&r), &[NEW], 0).budget();
+    assert_eq!(
+        *m.max_tokens.lock().unwrap(),
+        vec![super::decide::reply_tokens(budget).min(prompts::FOLD_REPLY_TOKENS)]
+    );
 }
 
 #[test]

@@ -5,31 +5,65 @@ use std::collections::HashSet;
 
 use super::loops::{loop_words, LoopGuard};
 use super::{content_words, is_stop_word, stem, terms, words};
+use crate::pipeline::digest::{clip_words, is_filler, L2_MAX_WORDS};
 
-/// An L2 written without the model: the user's request and the assistant's
-/// sentence that answers it best, each cut to a sentence's length.
-pub fn extractive_turn(user: &str, assistant: &str) -> String {
-    let ask = first_sentence(user);
-    let asked: HashSet<String> = words(user).iter().map(|w| stem(w)).collect();
+/// An L2 written without the model: the user's request and the sentence of
+/// the reply that answers it best, in at most [`L2_MAX_WORDS`] words
+/// ("request — answer"). Tool-call lines are never the answer; a
+/// follow-up ("That fixed it.") names the request it follows (`before`).
+pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> String {
+    let mut ask = request_sentence(user);
+    if let Some(before) = before.map(request_sentence).filter(|b| !b.is_empty()) {
+        ask = if ask.is_empty() {
+            before
+        } else {
+            format!("{} ({})", clip_words(&before, 10), ask.trim_end_matches('.'))
+        };
+    }
+    let asked: HashSet<String> = words(&ask).iter().map(|w| stem(w)).collect();
     let answer = sentences(assistant)
         .into_iter()
+        .filter(|s| !is_tool_line(s))
         .enumerate()
         .max_by(|(i, a), (j, b)| {
-            let score = |s: &str| words(s).iter().filter(|w| !is_stop_word(w) && asked.contains(&stem(w))).count();
+            let score = |s: &str| {
+                let shared = words(s).iter().filter(|w| !is_stop_word(w) && asked.contains(&stem(w))).count();
+                shared + 2 * terms(s).len().min(3) + usize::from(content_words(s).len() >= 3)
+            };
             score(a).cmp(&score(b)).then(j.cmp(i))
         })
-        .map(|(_, s)| s);
-    let clip = |s: &str| clip(s.trim(), 240);
+        .map(|(_, s)| s.to_string());
+    let ask_budget = if answer.is_some() { 14 } else { L2_MAX_WORDS };
+    let ask = clip_words(ask.trim(), ask_budget);
     match (ask.is_empty(), answer) {
-        (false, Some(a)) => format!("{ASKED}{}{ANSWERED}{}", clip(&ask), clip(a)),
-        (false, None) => format!("The user said: {}", clip(&ask)),
-        (true, Some(a)) => format!("The assistant said: {}", clip(a)),
+        (false, Some(a)) => {
+            let left = L2_MAX_WORDS.saturating_sub(ask.split_whitespace().count()).max(6);
+            format!("{} — {}", ask.trim_end_matches(['.', '…']), clip_words(&a, left))
+        }
+        (false, None) => ask,
+        (true, Some(a)) => clip_words(&a, L2_MAX_WORDS),
         (true, None) => String::new(),
     }
 }
 
-fn first_sentence(text: &str) -> String {
-    sentences(text).into_iter().next().unwrap_or_default().to_string()
+/// A line that records a tool call or its output rather than saying
+/// something: `[tool Bash: …]`, a fence, a shell prompt.
+fn is_tool_line(s: &str) -> bool {
+    let s = s.trim_start();
+    s.starts_with("[tool") || s.starts_with("```") || s.starts_with("$ ") || s.starts_with("[result")
+}
+
+/// The sentence of a message that carries its request: the first of its
+/// first three sentences with two content words (greetings and thanks
+/// skipped), else its first.
+fn request_sentence(text: &str) -> String {
+    let all = sentences(text);
+    all.iter()
+        .take(3)
+        .find(|s| !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s))
+        .or(all.first())
+        .map(|s| s.to_string())
+        .unwrap_or_default()
 }
 
 fn sentences(text: &str) -> Vec<&str> {
@@ -380,7 +414,23 @@ mod tests {
 
     #[test]
     fn extractive_turn_cuts_at_a_word_without_a_count() {
-        let s = extractive_turn(&format!("Why {} now?", "really ".repeat(60)), "Because.");
-        assert!(!s.contains("omitted") && s.contains("really…"), "{s}");
+        let s = extractive_turn(&format!("Why {} now?", "really ".repeat(60)), "Because.", None);
+        assert!(!s.contains("omitted") && s.contains("really"), "{s}");
+        assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
+    }
+
+    #[test]
+    fn an_extractive_turn_is_request_and_outcome_within_the_budget_never_a_tool_line() {
+        let user = "Hi! The contact form fails with SMTPServerDisconnected on the server. Any idea?";
+        let assistant = "[tool Bash: grep -rn EMAIL_ settings.py]\nThe server closes port 25. \
+                         Set EMAIL_PORT = 587 and EMAIL_USE_TLS = True in settings.py, then restart.";
+        let s = extractive_turn(user, assistant, None);
+        assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
+        assert!(s.contains("SMTPServerDisconnected") && s.contains("EMAIL_PORT = 587"), "{s}");
+        assert!(!s.contains("[tool") && !s.starts_with("Hi"), "{s}");
+        // A follow-up names what it follows.
+        let s = extractive_turn("That fixed it.", "Great, glad it works.", Some(user));
+        assert!(s.contains("SMTPServerDisconnected") && s.contains("That fixed it"), "{s}");
+        assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::Grounds;
+use super::{Acceptance, Grounds};
 use crate::llm::clean::clean_reply;
 use crate::llm::Settled;
 use crate::pipeline::tidy;
@@ -35,6 +35,24 @@ pub fn settle(sources: &[&str], examples: &[&str], max_sentences: Option<usize>)
         max_sentences
             .filter(|&n| tidy::sentences(&text).len() >= n)
             .map(|n| format!("the {n} sentence(s) that are kept are written"))
+    }))
+}
+
+/// The [`Settled`] of a reply whose sentences are accepted one by one
+/// ([`Acceptance::keep`]): decided once `good` of its complete sentences
+/// pass, or once it has `max_sentences`.
+pub fn settle_kept(acceptance: Arc<Acceptance>, good: usize, max_sentences: usize) -> Settled {
+    Settled(Arc::new(move |so_far: &str| {
+        if so_far.contains('<') || !so_far.trim_start().starts_with(char::is_alphanumeric) {
+            return None;
+        }
+        let text = tidy::tidy(&clean_reply(so_far), None);
+        let sentences = tidy::sentences(&text);
+        let ok = sentences.iter().filter(|s| acceptance.fault(s).is_none()).count();
+        if ok >= good {
+            return Some(format!("{ok} good sentence(s) are written"));
+        }
+        (sentences.len() >= max_sentences).then(|| format!("{max_sentences} sentences are written"))
     }))
 }
 
@@ -75,6 +93,14 @@ mod tests {
         // A repeated sentence is dropped by tidying, so it does not count.
         assert_eq!(settled(&s, "The user asked how to back up /srv. The user asked how to back up /srv. "), None);
         assert!(settled(&s, "The user asked how to back up /srv. The assistant suggested restic. ").is_some());
+    }
+
+    #[test]
+    fn a_kept_reply_is_settled_by_its_good_sentences_not_its_first_fault() {
+        let s = settle_kept(Arc::new(Acceptance::new(&[TURN], &[], &[], None)), 1, 3);
+        assert_eq!(settled(&s, "Restic was suggested by Melanie. "), None, "a bad first sentence decides nothing");
+        assert!(settled(&s, "Restic was suggested by Melanie. Restic runs from cron to a USB disk. ").is_some());
+        assert!(settled(&s, "Melanie. Bob. Alice. ").is_some(), "three sentences end it");
     }
 
     #[test]

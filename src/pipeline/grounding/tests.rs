@@ -100,8 +100,9 @@ fn extractive_turn_keeps_the_request_and_the_answering_sentence() {
     let s = extractive_turn(
         "Should the restic repository be encrypted if the disk stays at home?",
         "Good question. restic always encrypts the repository; keep the password in a root-only file. Pass it with --password-file.",
+        None,
     );
-    assert!(s.starts_with("The user asked: Should the restic repository be encrypted"), "{s}");
+    assert!(s.starts_with("Should the restic repository be encrypted"), "{s}");
     assert!(s.contains("restic always encrypts"), "{s}");
     assert_eq!(check(&s, &["Should the restic repository be encrypted if the disk stays at home? Good question. restic always encrypts the repository; keep the password in a root-only file. Pass it with --password-file."], &[]), None);
 }
@@ -130,10 +131,10 @@ fn a_fold_that_keeps_one_turn_of_three_drops_the_others() {
     let one = "The user asked: What hydration should I use for a first sourdough loaf? The assistant answered: Start around 70% hydration; go wetter once shaping feels comfortable.";
     assert_eq!(check(one, &BREAD, &[]), None, "every word of it is in the turns");
     let why = check_fold(one, None, &BREAD, &[]).expect("two turns of three are gone");
-    assert!(why.contains("drops the new material"), "{why}");
+    assert!(why.contains("drops new item(s) 1, 3 of 3"), "{why}");
+    // Within its budget a summary may leave out the lesser items, not most.
     let two = "The user's sourdough bread came out dense: the starter was too weak and the dough under-proofed, so the assistant suggested feeding the starter until it doubles in 4-6 hours. For a first loaf it suggested 70% hydration, 700 g water per kilo of flour, wetter once shaping feels comfortable.";
-    let why = check_fold(two, None, &BREAD, &[]).expect("the baking turn is gone");
-    assert!(why.contains("drops new item(s) 3 of 3"), "{why}");
+    assert_eq!(check_fold(two, None, &BREAD, &[]), None, "one of three may go");
     let all = "The user's sourdough bread came out dense: the starter was too weak and the dough under-proofed, so the assistant suggested feeding the starter until it doubles. For a first loaf it suggested 70% hydration, 700 g water per kilo of flour, then baking in a preheated Dutch oven at 250 C for 20 minutes with the lid on.";
     assert_eq!(check_fold(all, None, &BREAD, &[]), None);
     let running = "The user backs up /srv nightly with restic.";
@@ -142,7 +143,7 @@ fn a_fold_that_keeps_one_turn_of_three_drops_the_others() {
 }
 
 #[test]
-fn a_long_fold_may_leave_out_one_item_in_four() {
+fn a_fold_may_leave_out_half_its_items_not_more() {
     let items = [
         "The user asked about restic backups of /srv.",
         "The assistant said restic encrypts with a password file.",
@@ -152,7 +153,9 @@ fn a_long_fold_may_leave_out_one_item_in_four() {
     let three = "The user runs restic backups of /srv, encrypted with a password file, and tests a restore into /tmp.";
     assert_eq!(check_fold(three, None, &items, &[]), None, "one of four may go");
     let two = "The user runs restic backups of /srv and tests a restore into /tmp.";
-    assert!(check_fold(two, None, &items, &[]).unwrap().contains("drops new item(s) 2, 4 of 4"));
+    assert_eq!(check_fold(two, None, &items, &[]), None, "two of four may go");
+    let one = "The user runs restic backups of /srv.";
+    assert!(check_fold(one, None, &items, &[]).unwrap().contains("drops new item(s) 2, 3, 4 of 4"));
 }
 
 #[test]
@@ -171,7 +174,7 @@ fn an_extractive_fold_does_not_repeat_the_turns_labels() {
         ("How do I test a restore?", "Run restic check and restore one folder."),
         ("Can cron run it unattended?", "Pass --password-file in the crontab."),
     ];
-    let items: Vec<String> = turns.iter().map(|(u, a)| extractive_turn(u, a)).collect();
+    let items: Vec<String> = turns.iter().map(|(u, a)| extractive_turn(u, a, None)).collect();
     let refs: Vec<&str> = items.iter().map(String::as_str).collect();
     let fold = extractive_fold(None, &refs, 3000);
     assert!(fold.starts_with("How do I back up /srv? — Use restic backup /srv nightly."), "{fold}");

@@ -1,0 +1,239 @@
+//! What makes a summary a summary rather than a copy: the word budgets of
+//! each level, the words a reply may be written with, and which turns are
+//! filler (thanks, greetings, "ok do it") that a summary leaves out.
+//! Plain functions over text, shared by L2 and the folds.
+
+use crate::llm::Vocabulary;
+use crate::text::{is_stop_word, words, written_words};
+
+/// An L2 is one sentence of at most this many words.
+pub const L2_MAX_WORDS: usize = 30;
+/// A segment's summary (L3) gets about this share of its turns' words...
+pub const L3_SHARE: f32 = 0.3;
+/// ...but never fewer words than this (a short segment, a short summary)...
+pub const L3_MIN_WORDS: usize = 50;
+/// ...nor more than this, however long the segment.
+pub const L3_MAX_WORDS: usize = 150;
+/// A project summary (L4) stays within this many words, whatever its history.
+pub const L4_MAX_WORDS: usize = 250;
+
+/// The word budget of a session summary that covers `running` (the summary
+/// so far, which stands for the turns it already covers) and new turns of
+/// `new_words` words.
+pub fn l3_budget(running: Option<&str>, new_words: usize) -> usize {
+    let so_far = running.map_or(0, word_count);
+    (so_far + (new_words as f32 * L3_SHARE).ceil() as usize).clamp(L3_MIN_WORDS, L3_MAX_WORDS)
+}
+
+pub fn word_count(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
+/// Glue a summary may use beside its sources' words: articles, pronouns,
+/// linking words and the verbs of reporting. No name, number or term.
+#[rustfmt::skip]
+const GLUE: &[&str] = &[
+    "the", "a", "an", "and", "or", "but", "so", "to", "of", "in", "on", "at", "for", "with", "by", "from",
+    "about", "as", "that", "this", "these", "those", "it", "its", "they", "them", "their", "he", "she", "his",
+    "her", "him", "we", "our", "who", "which", "what", "how", "why", "when", "where", "while", "after",
+    "before", "because", "then", "also", "both", "each", "all", "one", "two", "is", "are", "was", "were",
+    "be", "been", "has", "have", "had", "will", "would", "can", "could", "should", "not", "no", "into",
+    "user", "assistant", "asked", "asks", "explained", "suggested", "recommended", "said", "says", "shared",
+    "discussed", "talked", "told", "mentioned", "described", "answered", "replied", "agreed", "decided",
+    "planned", "plans", "wants", "wanted", "fixed", "found", "added", "changed", "set", "ran", "run", "used",
+    "using", "showed", "gave", "got", "made", "tried", "works", "worked", "fails", "failed", "wrote", "checked",
+    "confirmed", "noted", "thanked", "likes", "loves", "feels", "felt", "went", "did", "does", "do", "up",
+    "out", "other", "new", "next", "later", "first", "last", "other", "later", "too", "more", "his", "hers",
+];
+
+/// Whether a (lowercase) word is one of the glue words.
+pub fn is_glue(w: &str) -> bool {
+    GLUE.contains(&w)
+}
+
+/// The words a reply about `sources` may be written with: every word the
+/// sources use, as written, and the glue.
+pub fn vocabulary(sources: &[&str]) -> Vocabulary {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for w in sources.iter().flat_map(|s| written_words(s)).chain(GLUE.iter().copied()) {
+        if seen.insert(w) {
+            out.push(w.to_string());
+        }
+    }
+    Vocabulary::new(out)
+}
+
+/// Words that carry no subject in a dialogue: acknowledgements, thanks,
+/// greetings, praise, agreement.
+#[rustfmt::skip]
+const FILLER: &[&str] = &[
+    "thanks", "thank", "thx", "ty", "great", "awesome", "cool", "nice", "perfect", "ok", "okay", "k", "sure",
+    "yes", "yeah", "yep", "yup", "no", "nope", "hi", "hello", "hey", "bye", "goodbye", "good", "welcome", "lol",
+    "wow", "amazing", "fantastic", "wonderful", "excellent", "right", "fine", "alright", "got", "it", "that",
+    "sounds", "glad", "happy", "appreciate", "appreciated", "lot", "much", "so", "again", "cheers", "love",
+    "true", "exactly", "indeed", "agreed", "totally", "definitely", "absolutely", "haha", "hah", "np", "works",
+    "worked", "do", "go", "ahead", "please", "continue", "morning", "evening", "night", "see", "later", "you",
+    "too", "same", "here", "there", "now", "all", "that's", "it's", "i'm", "we're", "you're", "me", "us",
+    "is", "was", "a", "an", "the", "and", "for", "to", "of", "i", "this", "really", "very", "just", "well",
+];
+
+/// Whether a text is filler: after its speaker labels ("Jon:"), every word
+/// is an acknowledgement, thanks, greeting or a stop word, and it has at
+/// most 12 words. "Thanks, that fixed it!" and "Wow, Gina!" are filler
+/// beside what they answer; "Thanks, and how do I prune snapshots?" is not.
+pub fn is_filler(text: &str) -> bool {
+    let text = without_speakers(text);
+    let ws = words(&text);
+    ws.len() <= 12 && ws.iter().all(|w| FILLER.contains(&w.as_str()) || is_stop_word(w) || is_name_like(&text, w))
+}
+
+/// A word written capitalised in the middle of the text: a name ("Wow,
+/// Gina!").
+fn is_name_like(text: &str, w: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .skip(1)
+        .any(|t| t.to_lowercase() == w && t.chars().next().is_some_and(char::is_uppercase) && t.len() > 1)
+}
+
+/// Lines without their "Speaker:" label.
+fn without_speakers(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.split_once(": ") {
+            Some((who, rest)) if who.split_whitespace().count() <= 2 && !who.contains(['/', '`']) => rest,
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether a user message only makes sense with the turn before it: short,
+/// and pointing back ("That fixed it.", "Do it for the whole codebase.",
+/// "Same error.") rather than naming its subject.
+pub fn is_follow_up(user: &str) -> bool {
+    const BACK: &[&str] = &[
+        "that", "it", "this", "those", "these", "same", "again", "still", "also", "do", "yes", "no", "ok", "okay",
+        "now", "then", "why", "and", "but", "what", "try", "thanks", "great", "works", "worked", "didn't", "doesn't",
+    ];
+    let ws = words(&without_speakers(user));
+    !ws.is_empty() && ws.len() <= 10 && (BACK.contains(&ws[0].as_str()) || is_filler(user))
+}
+
+/// At most `max` words of a sentence: cut at the last clause boundary
+/// (`;`, `,`, a dash) that keeps at least half of them, else at a word,
+/// ending with "…". No word is added.
+pub fn clip_words(text: &str, max: usize) -> String {
+    let ws: Vec<&str> = text.split_whitespace().collect();
+    if ws.len() <= max {
+        return text.trim().to_string();
+    }
+    let head = &ws[..max];
+    let boundary = (max / 2..max).rev().find(|&i| head[i].ends_with([';', ',']) || head[i] == "—" || head[i] == "-");
+    match boundary {
+        Some(i) if head[i] == "—" || head[i] == "-" => format!("{}.", head[..i].join(" ")),
+        Some(i) => format!("{}.", head[..=i].join(" ").trim_end_matches([';', ','])),
+        None => format!("{}…", head.join(" ").trim_end_matches([';', ',', '.'])),
+    }
+}
+
+/// The leading sentences of `sentences` that fit `budget` words; the one
+/// that crosses the budget is clipped ([`clip_words`]) when at least 8
+/// of its words still fit, else left out.
+pub fn fit_sentences(sentences: &[String], budget: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut used = 0;
+    for s in sentences {
+        let n = word_count(s);
+        if used + n > budget {
+            let left = budget - used;
+            if left >= 8 || out.is_empty() {
+                out.push(clip_words(s, left));
+            }
+            break;
+        }
+        used += n;
+        out.push(s.trim().to_string());
+    }
+    out.join(" ")
+}
+
+/// Items cut to share `budget` words: each to at most its share (8 words
+/// at least), so that a summary written from them keeps something of
+/// every one rather than the whole of the first.
+pub fn share_budget(items: &[&str], budget: usize) -> Vec<String> {
+    let share = (budget / items.len().max(1)).max(8);
+    items.iter().map(|i| clip_words(i, share)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filler_is_thanks_greetings_and_agreement_not_a_request() {
+        for filler in
+            ["Thanks, that's great!", "Jon: Wow, Gina!", "ok do it", "Great, thank you so much.", "Gina: Thanks!"]
+        {
+            assert!(is_filler(filler), "{filler}");
+        }
+        for real in ["Thanks, and how do I prune snapshots?", "Set EMAIL_PORT = 587", "Jon: I lost my job at the bank"]
+        {
+            assert!(!is_filler(real), "{real}");
+        }
+    }
+
+    #[test]
+    fn a_follow_up_points_back_a_new_request_names_its_subject() {
+        for f in ["That fixed it.", "Do it for the whole codebase.", "Same error.", "Why?"] {
+            assert!(is_follow_up(f), "{f}");
+        }
+        for r in ["How do I back up /srv with restic?", "Write a bread recipe with rye flour for my new oven at home"] {
+            assert!(!is_follow_up(r), "{r}");
+        }
+    }
+
+    #[test]
+    fn the_l3_budget_grows_with_the_segment_within_its_bounds() {
+        assert_eq!(l3_budget(None, 10), L3_MIN_WORDS);
+        assert_eq!(l3_budget(None, 300), 90);
+        assert_eq!(l3_budget(None, 50), L3_MIN_WORDS);
+        assert_eq!(l3_budget(Some(&"w ".repeat(90)), 300), L3_MAX_WORDS);
+        assert_eq!(l3_budget(None, 100_000), L3_MAX_WORDS);
+    }
+
+    #[test]
+    fn clipping_keeps_whole_clauses_and_never_adds_a_word() {
+        let long = "The user asked how to back up /srv with restic every night, and the assistant suggested \
+                    restic backup /srv from cron with --password-file so it runs unattended and checks it weekly with restic check.";
+        let c = clip_words(long, 30);
+        assert!(word_count(&c) <= 30, "{c}");
+        assert!(c.ends_with('.') || c.ends_with('…'), "{c}");
+        for w in c.split_whitespace() {
+            let w = w.trim_end_matches(['.', '…', ',']);
+            assert!(long.contains(w), "{w} added");
+        }
+        assert_eq!(clip_words("short one.", 30), "short one.");
+    }
+
+    #[test]
+    fn fitting_keeps_leading_sentences_within_the_budget() {
+        let s: Vec<String> =
+            ["One two three.", "Four five six seven.", "Eight."].iter().map(|s| s.to_string()).collect();
+        assert_eq!(fit_sentences(&s, 7), "One two three. Four five six seven.");
+        assert_eq!(fit_sentences(&s, 2), "One two…");
+        let long: Vec<String> = vec!["One two three.".into(), "a b c d e f g h i j k l, m n o p.".into()];
+        assert_eq!(fit_sentences(&long, 13), "One two three. a b c d e f g h i j…");
+        assert_eq!(share_budget(&["a b c d e f g h i j", "k l"], 16), ["a b c d e f g h…", "k l"]);
+    }
+
+    #[test]
+    fn the_vocabulary_is_the_sources_words_and_glue_once_each() {
+        let v = vocabulary(&["Run restic check weekly.", "restic forget --keep-daily 7"]);
+        let w = v.words();
+        for want in ["Run", "restic", "check", "--keep-daily", "7", "the", "suggested"] {
+            assert!(w.iter().any(|x| x == want), "{want} missing");
+        }
+        assert_eq!(w.iter().filter(|x| *x == "restic").count(), 1);
+        assert!(!w.iter().any(|x| x == "Kubernetes"));
+    }
+}
