@@ -27,7 +27,8 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
         HookAgent::ClaudeCode => "claude-code",
         HookAgent::Codex { .. } => "codex",
     };
-    // Not even a bug may fail the agent: a panic is one line and exit 0 too.
+    // Not even a bug may block the agent: a panic is one line and exit 1 too.
+    static PANIC: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
     std::panic::set_hook(Box::new(move |info| {
         let what = info
             .payload()
@@ -36,7 +37,9 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        eprintln!("ragger: hook {name}: internal error{at}: {}", what.replace('\n', " "));
+        if let Ok(mut p) = PANIC.lock() {
+            *p = format!("internal error{at}: {}", what.replace('\n', " "));
+        }
     }));
     // Codex appends its JSON after the user's own program (`--then`).
     let (then, payload) = match &args.agent {
@@ -52,7 +55,7 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
             HookAgent::Codex { .. } => codex(&ctx, payload.as_deref()),
         })
     })
-    .unwrap_or_else(|_| Err(anyhow!("internal error (see the line above)")));
+    .unwrap_or_else(|_| Err(anyhow!("{}", PANIC.lock().map(|p| p.clone()).unwrap_or_default())));
     if !then.is_empty() {
         run_then(&then, payload.as_deref());
     }

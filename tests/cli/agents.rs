@@ -286,3 +286,92 @@ fn a_failing_hook_exits_1_and_status_and_doctor_show_the_last_failure() {
     let check = d["checks"].as_array().unwrap().iter().find(|c| c["name"] == "last hook").unwrap().clone();
     assert_eq!(check["ok"], true, "{check}");
 }
+
+// ---- 8. doctor checks the wiring -------------------------------------------
+
+/// A fake `crontab -l` printing `table` (our own logic is under test: what
+/// doctor makes of the table, not cron).
+fn with_crontab(env: &mut Env, table: &str) {
+    let bin = env.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("crontab.txt"), table).unwrap();
+    let script = bin.join("crontab");
+    std::fs::write(&script, "#!/bin/sh\n[ \"$1\" = -l ] && exec cat \"$(dirname \"$0\")/crontab.txt\"\nexit 2\n")
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.extra_env.push(("PATH".into(), format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())));
+}
+
+fn doctor_line(env: &Env, name: &str) -> String {
+    let out = run(user(env, &["doctor"])).stdout;
+    out.lines()
+        .find(|l| l.get(5..).is_some_and(|rest| rest.starts_with(name)))
+        .unwrap_or_else(|| panic!("{out}"))
+        .to_string()
+}
+
+/// Shapes as in the init tests above: Claude Code's settings.json hooks
+/// (https://code.claude.com/docs/en/hooks) and ~/.claude.json's user-scope
+/// `mcpServers` (https://code.claude.com/docs/en/mcp); Codex's `notify` and
+/// `[mcp_servers.NAME]` (https://developers.openai.com/codex/config-reference).
+#[test]
+fn doctor_names_each_missing_or_stale_piece_of_the_wiring_with_the_command_that_fixes_it() {
+    let mut env = Env::new();
+    run(user(&env, &["init"])).ok();
+    // Nothing of either agent: not installed; no schedule: named with its fix.
+    assert_eq!(doctor_line(&env, "claude code"), "ok   claude code   not installed (no settings folder)");
+    let line = doctor_line(&env, "schedule");
+    assert!(line.starts_with("FAIL") && line.contains("`ragger init --cron` (or `--systemd`) installs one"), "{line}");
+
+    // Claude Code wired by an older install: the binary is gone, SessionEnd
+    // missing, no MCP server.
+    let old = "/opt/old/bin/ragger hook claude-code";
+    let settings = format!(
+        r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "{old}"}}]}}], "Stop": [{{"hooks": [{{"type": "command", "command": "{old}"}}]}}]}}}}"#
+    );
+    put(&home(&env, ".claude/settings.json"), &settings);
+    let line = doctor_line(&env, "claude code");
+    assert!(line.starts_with("FAIL"), "{line}");
+    assert!(
+        line.contains("SessionStart hook runs /opt/old/bin/ragger, which does not exist, not this binary"),
+        "{line}"
+    );
+    assert!(line.contains("no ragger SessionEnd hook in"), "{line}");
+    assert!(line.contains("no MCP server ragger at user scope"), "{line}");
+    assert!(line.ends_with("`ragger init --agent claude-code` fixes it"), "{line}");
+    run(user(&env, &["init", "--agent", "claude-code"])).ok();
+    let line = doctor_line(&env, "claude code");
+    assert_eq!(line, "ok   claude code   SessionStart hook, Stop hook, SessionEnd hook, MCP server run this binary");
+
+    // Codex installed, its config without ragger: said, not failed; half
+    // wired (notify only): the server is named.
+    put(&home(&env, ".codex/config.toml"), &read(&fixture("agents/codex-config.toml")));
+    let line = doctor_line(&env, "codex");
+    assert!(line.starts_with("ok") && line.contains("not wired to ragger; `ragger init --agent codex`"), "{line}");
+    let cfg = user_config(&env).display().to_string();
+    let notify = format!("notify = [\"{}\", \"--config\", \"{cfg}\", \"hook\", \"codex\"]\n", exe().display());
+    put(&home(&env, ".codex/config.toml"), &notify);
+    let line = doctor_line(&env, "codex");
+    assert!(line.starts_with("FAIL") && line.contains("no [mcp_servers.ragger] in"), "{line}");
+    run(user(&env, &["init", "--agent", "codex"])).ok();
+    assert_eq!(doctor_line(&env, "codex"), "ok   codex         notify, MCP server run this binary");
+
+    // The cron line, and when the last pass started.
+    with_crontab(&mut env, "MAILTO=me\n# ragger\n*/20 * * * * /usr/bin/ragger housekeeping\n");
+    let line = doctor_line(&env, "schedule");
+    assert_eq!(line, "ok   schedule      crontab: */20 * * * * /usr/bin/ragger housekeeping; no pass has run yet");
+    let ago = chrono::Utc::now().timestamp_millis() - 7 * 60_000;
+    let sql = rusqlite::Connection::open(env.db()).unwrap();
+    sql.execute(
+        "INSERT INTO runs (kind, owner, started, finished, outcome) VALUES ('housekeeping', 'x', ?1, ?1, 'ok')",
+        [ago],
+    )
+    .unwrap();
+    assert!(doctor_line(&env, "schedule").ends_with("the last pass started 7 minutes ago"));
+    let j = run(user(&env, &["doctor", "--json"])).json();
+    let names: Vec<&str> = j["checks"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    for n in ["last hook", "claude code", "codex", "schedule"] {
+        assert!(names.contains(&n), "{names:?}");
+    }
+}
