@@ -21,7 +21,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 use serde_json::{json, Map, Value};
 
-use super::{is_ragger_hook, read_optional, shell_split, Edit, Wiring};
+use super::{is_ragger_hook, read_optional, shell_split, Edit, Found, Wiring};
 
 /// The hook events ragger registers.
 pub const EVENTS: [&str; 3] = ["SessionStart", "Stop", "SessionEnd"];
@@ -133,17 +133,6 @@ pub fn mcp_edit(path: &Path, wiring: &Wiring) -> Result<Edit> {
     }
     let after = render(root, before.as_deref());
     Ok(Edit { path: path.to_path_buf(), before, after, changes })
-}
-
-/// What `doctor` finds of ragger in Claude Code's files.
-#[derive(Debug, Default)]
-pub struct Found {
-    /// Whether any ragger hook or server is there at all.
-    pub any: bool,
-    /// Problems, one line each.
-    pub problems: Vec<String>,
-    /// What is in place.
-    pub ok: Vec<String>,
 }
 
 /// Check the hooks and the MCP server against this binary.

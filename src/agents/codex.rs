@@ -16,7 +16,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
-use super::{is_ragger_hook, read_optional, Edit, Wiring};
+use super::{is_ragger_hook, read_optional, Edit, Found, Wiring};
 
 pub const AGENT: &str = "codex";
 pub const SERVER: &str = "ragger";
@@ -157,8 +157,8 @@ pub fn config_edit(path: &Path, wiring: &Wiring) -> Result<Edit> {
 }
 
 /// What `doctor` finds of ragger in Codex's config.
-pub fn check(path: &Path, wiring: &Wiring) -> super::claude::Found {
-    let mut found = super::claude::Found::default();
+pub fn check(path: &Path, wiring: &Wiring) -> Found {
+    let mut found = Found::default();
     let doc = match read_optional(path).and_then(|t| parse(path, t.as_deref())) {
         Ok(d) => d,
         Err(e) => {
@@ -167,7 +167,7 @@ pub fn check(path: &Path, wiring: &Wiring) -> super::claude::Found {
         }
     };
     let exe = wiring.exe();
-    let judge = |argv: Vec<String>, what: &str, found: &mut super::claude::Found| {
+    let judge = |argv: Vec<String>, what: &str, found: &mut Found| {
         found.any = true;
         let first = argv.first().cloned().unwrap_or_default();
         if first != exe {

@@ -152,6 +152,17 @@ fn backup(path: &Path) -> Result<PathBuf> {
     }
 }
 
+/// What `doctor` finds of ragger in an agent's files.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Whether any of ragger's entries is there at all.
+    pub any: bool,
+    /// Problems, one line each.
+    pub problems: Vec<String>,
+    /// What is in place.
+    pub ok: Vec<String>,
+}
+
 /// Read a settings file; None when there is none.
 pub fn read_optional(path: &Path) -> Result<Option<String>> {
     match std::fs::read_to_string(path) {

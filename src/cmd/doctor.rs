@@ -235,7 +235,7 @@ fn wiring(last_pass: Option<&serde_json::Value>) -> Vec<Check> {
         }
     };
     let wiring = crate::agents::Wiring { prefix: vec![exe.display().to_string()] };
-    let agents: [(&'static str, &str, bool, crate::agents::claude::Found); 2] = [
+    let agents: [(&'static str, &str, bool, crate::agents::Found); 2] = [
         (
             "claude code",
             "claude-code",
@@ -249,12 +249,7 @@ fn wiring(last_pass: Option<&serde_json::Value>) -> Vec<Check> {
         let check = if !installed {
             Check { name, ok: true, detail: "not installed (no settings folder)".into(), ms: None }
         } else if !found.any {
-            Check {
-                name,
-                ok: true,
-                detail: format!("not wired to ragger; {fix} adds its hooks and MCP server"),
-                ms: None,
-            }
+            Check { name, ok: true, detail: format!("not wired to ragger; {fix} wires it"), ms: None }
         } else if !found.problems.is_empty() {
             Check { name, ok: false, detail: format!("{}; {fix} fixes it", found.problems.join("; ")), ms: None }
         } else {
