@@ -263,6 +263,21 @@ mod tests {
     }
 
     #[test]
+    fn an_explicit_mcp_servers_table_stays_valid() {
+        // The case the old dotted snippet broke: `[mcp_servers]` with
+        // inline entries; a `notify` written after a table would belong to it.
+        let mine = "[mcp_servers]\ndocs = { command = \"docs-server\" }\n\n[profiles.fast]\nmodel = \"m\"\n";
+        let e = edit(mine);
+        let parsed: toml::Value = e.after.parse().unwrap_or_else(|err| panic!("{err}\n{}", e.after));
+        assert_eq!(parsed["mcp_servers"]["docs"]["command"].as_str(), Some("docs-server"));
+        assert_eq!(parsed["mcp_servers"]["ragger"]["command"].as_str(), Some("/bin/ragger"));
+        assert!(parsed["notify"].is_array(), "notify at the top level: {}", e.after);
+        assert!(parsed["profiles"]["fast"].get("notify").is_none());
+        assert!(e.after.starts_with("notify = ["), "{}", e.after);
+        assert!(!edit(&e.after).changed());
+    }
+
+    #[test]
     fn a_notify_that_is_not_a_list_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
