@@ -62,7 +62,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;init' {
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Print the hook and MCP set-up for this agent')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Wire this agent: its hooks and MCP server, in its own settings files')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never')
@@ -313,6 +313,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;hook;codex' {
+            [CompletionResult]::new('--then', '--then', [CompletionResultType]::ParameterName, 'Then run this program with its arguments and the same JSON appended (the user''s own notify program: Codex takes one). Comes last; the JSON Codex appends ends it')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never')

@@ -1262,12 +1262,16 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__hook__subcmd__codex)
-            opts="-q -v -h --config --db --quiet --verbose --json --color --help"
+            opts="-q -v -h --then --config --db --quiet --verbose --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --then)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -58,7 +58,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ragger;init'= {
-            cand --agent 'Print the hook and MCP set-up for this agent'
+            cand --agent 'Wire this agent: its hooks and MCP server, in its own settings files'
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never'
@@ -293,6 +293,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --help 'Print help'
         }
         &'ragger;hook;codex'= {
+            cand --then 'Then run this program with its arguments and the same JSON appended (the user''s own notify program: Codex takes one). Comes last; the JSON Codex appends ends it'
             cand --config 'Config file (replaces the user config file)'
             cand --db 'Database file [default: ragger.db in the data folder]'
             cand --color 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never'

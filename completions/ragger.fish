@@ -60,7 +60,7 @@ complete -c ragger -n "__fish_ragger_needs_command" -f -a "config" -d 'Print or 
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "completions" -d 'Print shell completions to stdout'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ragger -n "__fish_ragger_using_subcommand init" -l agent -d 'Print the hook and MCP set-up for this agent' -r -f -a "claude-code\t'Claude Code: settings.json hooks and `claude mcp add`'
+complete -c ragger -n "__fish_ragger_using_subcommand init" -l agent -d 'Wire this agent: its hooks and MCP server, in its own settings files' -r -f -a "claude-code\t'Claude Code: SessionStart, Stop and SessionEnd hooks in ~/.claude/settings.json, the MCP server at user scope in ~/.claude.json'
 codex\t'Codex CLI: `notify` and `mcp_servers` in ~/.codex/config.toml'"
 complete -c ragger -n "__fish_ragger_using_subcommand init" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand init" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
@@ -246,6 +246,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subc
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from claude-code" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l then -d 'Then run this program with its arguments and the same JSON appended (the user\'s own notify program: Codex takes one). Comes last; the JSON Codex appends ends it' -r
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l config -d 'Config file (replaces the user config file)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from codex" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''

@@ -159,10 +159,12 @@ pub struct CaptureArgs {
 #[command(after_help = "Writes the user config (or --config FILE) with the database, model and runtime \
 paths resolved now, so cron and agents, which lack your shell's XDG variables, use the same files; creates \
 the database; prints the housekeeping schedule (every 20 minutes: `ragger housekeeping`), or installs it with \
---cron or --systemd; prints the hook set-up for --agent. Running it again changes nothing and says so; a value \
-the config file already sets differently is kept and named (KEPT), never overwritten.")]
+--cron or --systemd; with --agent, merges ragger's hooks and MCP server into that agent's own settings files \
+(Claude Code: ~/.claude/settings.json and ~/.claude.json; Codex: ~/.codex/config.toml), keeping every other \
+entry and a timestamped backup of each file it changes (--dry-run prints the diff). Running it again changes \
+nothing and says so; a value the config file already sets differently is kept and named (KEPT), never overwritten.")]
 pub struct InitArgs {
-    /// Print the hook and MCP set-up for this agent
+    /// Wire this agent: its hooks and MCP server, in its own settings files
     #[arg(long, value_enum, value_name = "AGENT")]
     pub agent: Option<InitAgent>,
     /// Add the housekeeping line to your crontab (with `crontab`)
@@ -178,7 +180,8 @@ pub struct InitArgs {
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InitAgent {
-    /// Claude Code: settings.json hooks and `claude mcp add`
+    /// Claude Code: SessionStart, Stop and SessionEnd hooks in ~/.claude/settings.json,
+    /// the MCP server at user scope in ~/.claude.json
     ClaudeCode,
     /// Codex CLI: `notify` and `mcp_servers` in ~/.codex/config.toml
     Codex,
@@ -408,7 +411,9 @@ pub struct ImportArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "A hook never fails the agent: on any error it prints one line on stderr and exits 0.")]
+#[command(after_help = "A hook never blocks the agent: on any error it prints one line on stderr and exits 1, \
+which Claude Code shows as a non-blocking hook error (exit 2 would block); the failure is recorded, and \
+`ragger status` and `ragger doctor` show the last one.")]
 pub struct HookArgs {
     #[command(subcommand)]
     pub agent: HookAgent,
@@ -424,6 +429,11 @@ pub enum HookAgent {
     /// Codex `notify` program: stores the finished turn from the JSON argument
     /// (agent-turn-complete).
     Codex {
+        /// Then run this program with its arguments and the same JSON
+        /// appended (the user's own notify program: Codex takes one). Comes
+        /// last; the JSON Codex appends ends it.
+        #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "PROGRAM")]
+        then: Vec<String>,
         /// The notification JSON (read from stdin when absent)
         #[arg(value_name = "JSON")]
         payload: Option<String>,

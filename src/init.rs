@@ -1,6 +1,6 @@
 //! `ragger init`'s work: pin the resolved paths in the config file, create
 //! the database, install the housekeeping schedule (crontab or a systemd
-//! user timer), and the agent snippets. Every step says whether it changed
+//! user timer), and wire the agents (their settings files, `crate::agents`). Every step says whether it changed
 //! something, found it already so, or kept a different value it found, and
 //! with `dry_run` only says what it would do.
 
@@ -28,11 +28,14 @@ pub struct Step {
     pub step: String,
     pub state: State,
     pub detail: String,
+    /// With `--dry-run`: the unified diff of the file this step would change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
 }
 
 impl Step {
     fn new(step: &str, state: State, detail: impl Into<String>) -> Step {
-        Step { step: step.to_string(), state, detail: detail.into() }
+        Step { step: step.to_string(), state, detail: detail.into(), diff: None }
     }
 }
 
@@ -258,43 +261,49 @@ pub fn shell_word(s: &str) -> String {
     }
 }
 
-/// The set-up for an agent: what to paste where, with `ragger` named by
-/// `prefix` (the absolute binary and `--config FILE`, as words).
-pub fn agent_snippet(agent: crate::cli::InitAgent, prefix: &[String]) -> String {
-    let shell = |rest: &[&str]| {
-        prefix.iter().map(|w| shell_word(w)).chain(rest.iter().map(|w| w.to_string())).collect::<Vec<_>>().join(" ")
+/// Wire an agent: merge ragger's hooks and MCP server into the agent's own
+/// settings files (see `crate::agents`). Each file is one step: changed
+/// (with a backup of the old file, or with `dry_run` the diff only),
+/// already so, or refused when the file is not of the shape the agent
+/// documents (named, left as it is).
+pub fn wire_agent(
+    agent: crate::cli::InitAgent,
+    wiring: &crate::agents::Wiring,
+    homes: &crate::agents::Homes,
+    dry_run: bool,
+) -> Result<Vec<Step>> {
+    use crate::agents::{claude, codex};
+    let (name, edits) = match agent {
+        crate::cli::InitAgent::ClaudeCode => (
+            "claude",
+            vec![
+                claude::settings_edit(&homes.claude_settings(), wiring)?,
+                claude::mcp_edit(&homes.claude_json, wiring)?,
+            ],
+        ),
+        crate::cli::InitAgent::Codex => ("codex", vec![codex::config_edit(&homes.codex_config(), wiring)?]),
     };
-    match agent {
-        crate::cli::InitAgent::ClaudeCode => {
-            let hook =
-                serde_json::json!([{"hooks": [{"type": "command", "command": shell(&["hook", "claude-code"])}]}]);
-            let settings = serde_json::json!({"hooks": {"Stop": hook, "SessionStart": hook}});
-            format!(
-                "Claude Code: merge into the \"hooks\" of ~/.claude/settings.json:\n{}\nthen add the MCP server:\n  claude mcp add ragger -- {}\n",
-                serde_json::to_string_pretty(&settings).expect("JSON"),
-                shell(&["mcp"])
-            )
+    let mut steps = Vec::new();
+    for edit in edits {
+        let file = edit.path.display().to_string();
+        if !edit.changed() {
+            steps.push(Step::new(name, State::Unchanged, format!("{file} has ragger's entries")));
+            continue;
         }
-        crate::cli::InitAgent::Codex => {
-            let toml_str = |s: &str| toml::Value::String(s.to_string()).to_string();
-            let words = |rest: &[&str]| {
-                prefix
-                    .iter()
-                    .map(|w| toml_str(w))
-                    .chain(rest.iter().map(|w| toml_str(w)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let args = prefix[1..].iter().map(|w| toml_str(w)).chain([toml_str("mcp")]).collect::<Vec<_>>().join(", ");
-            format!(
-                "Codex CLI: add to ~/.codex/config.toml (top level, before any [table]):\n\
-                 notify = [{}]\n\
-                 mcp_servers.ragger = {{ command = {}, args = [{args}] }}\n",
-                words(&["hook", "codex"]),
-                toml_str(&prefix[0]),
-            )
+        let what = edit.changes.join("; ");
+        let mut step = if dry_run {
+            Step::new(name, State::Changed, format!("would change {file}: {what}"))
+        } else {
+            let backup = edit.write()?;
+            let kept = backup.map(|b| format!(" (the old file is kept as {})", b.display())).unwrap_or_default();
+            Step::new(name, State::Changed, format!("changed {file}: {what}{kept}"))
+        };
+        if dry_run {
+            step.diff = Some(edit.diff());
         }
+        steps.push(step);
     }
+    Ok(steps)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! ragger: the memory of LLM conversations in one SQLite file.
 
+pub mod agents;
 pub mod capture;
 pub mod cli;
 pub mod cmd;
@@ -12,6 +13,7 @@ pub mod exclude;
 pub mod exit;
 pub mod export;
 pub mod forget;
+pub mod hook_failure;
 pub mod import;
 pub mod init;
 pub mod inspect;

@@ -1,7 +1,10 @@
 //! `ragger doctor`: prove, don't guess. Names the database and how its path
-//! was chosen, the last pass and the failed items; runs one tiny completion
-//! on the memory model and embeds one text, each timed. Exit 1 if any check
-//! fails. It never creates a missing database.
+//! was chosen, the last pass and the failed items, the last hook failure,
+//! the wiring (each agent's hooks and MCP server naming this binary, the
+//! housekeeping schedule), each missing piece with the command that fixes
+//! it; runs one tiny completion on the memory model and embeds one text,
+//! each timed. Exit 1 if any check fails. It never creates a missing
+//! database.
 
 use std::time::Instant;
 
@@ -73,6 +76,8 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             }),
         }
     }
+    checks.push(last_hook(ctx));
+    checks.extend(wiring(database.get("last_pass")));
     checks.push(memory_model(ctx));
     checks.push(embedder(ctx));
     let all_ok = checks.iter().all(|c| c.ok);
@@ -194,5 +199,107 @@ fn embedder(ctx: &Ctx) -> Check {
             ms,
         },
         Err(e) => Check { name: "embedder", ok: false, detail: e.to_string(), ms },
+    }
+}
+
+/// The last hook failure (`crate::hook_failure`): a failure no hook has
+/// worked since fails the check.
+fn last_hook(ctx: &Ctx) -> Check {
+    match crate::hook_failure::last(&ctx.paths.state) {
+        None => Check { name: "last hook", ok: true, detail: "no failure recorded".into(), ms: None },
+        Some(f) => Check {
+            name: "last hook",
+            ok: f.recovered_at.is_some(),
+            detail: format!("failed {}", crate::hook_failure::describe(&f)),
+            ms: None,
+        },
+    }
+}
+
+/// Each agent's wiring and the housekeeping schedule. An agent whose folder
+/// is not there is not installed; one without any of ragger's entries is
+/// not wired (said, not failed: the user may not use it); ragger's entries
+/// that are missing, or name another binary or a missing config, fail.
+fn wiring(last_pass: Option<&serde_json::Value>) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let exe = std::env::current_exe().map(crate::origin::absolute).map(|e| e.canonicalize().unwrap_or(e));
+    let homes = crate::agents::Homes::from_env();
+    let (exe, homes) = match (exe, homes) {
+        (Ok(e), Ok(h)) => (e, h),
+        (Err(e), _) => {
+            checks.push(Check { name: "wiring", ok: false, detail: format!("finding this binary: {e}"), ms: None });
+            return checks;
+        }
+        (_, Err(e)) => {
+            checks.push(Check { name: "wiring", ok: false, detail: format!("{e:#}"), ms: None });
+            return checks;
+        }
+    };
+    let wiring = crate::agents::Wiring { prefix: vec![exe.display().to_string()] };
+    let agents: [(&'static str, &str, bool, crate::agents::Found); 2] = [
+        (
+            "claude code",
+            "claude-code",
+            homes.claude_dir.exists() || homes.claude_json.exists(),
+            crate::agents::claude::check(&homes.claude_settings(), &homes.claude_json, &wiring),
+        ),
+        ("codex", "codex", homes.codex_dir.exists(), crate::agents::codex::check(&homes.codex_config(), &wiring)),
+    ];
+    for (name, arg, installed, found) in agents {
+        let fix = format!("`ragger init --agent {arg}`");
+        let check = if !installed {
+            Check { name, ok: true, detail: "not installed (no settings folder)".into(), ms: None }
+        } else if !found.any {
+            Check { name, ok: true, detail: format!("not wired to ragger; {fix} wires it"), ms: None }
+        } else if !found.problems.is_empty() {
+            Check { name, ok: false, detail: format!("{}; {fix} fixes it", found.problems.join("; ")), ms: None }
+        } else {
+            Check { name, ok: true, detail: format!("{} run this binary", found.ok.join(", ")), ms: None }
+        };
+        checks.push(check);
+    }
+    let ran = last_pass
+        .filter(|p| !p.is_null())
+        .map(|p| format!("; the last pass started {} minutes ago", p["minutes_ago"]))
+        .unwrap_or_else(|| "; no pass has run yet".into());
+    let check = match schedule() {
+        Some(how) => Check { name: "schedule", ok: true, detail: format!("{how}{ran}"), ms: None },
+        None => Check {
+            name: "schedule",
+            ok: false,
+            detail: format!(
+                "no crontab line or systemd timer runs `ragger housekeeping`; `ragger init --cron` (or `--systemd`) installs one{ran}"
+            ),
+            ms: None,
+        },
+    };
+    checks.push(check);
+    checks
+}
+
+/// How housekeeping is scheduled: the crontab line, or the enabled timer.
+fn schedule() -> Option<String> {
+    use std::process::{Command, Stdio};
+    let out = Command::new("crontab").arg("-l").stdin(Stdio::null()).stderr(Stdio::null()).output();
+    if let Some(out) = out.ok().filter(|o| o.status.success()) {
+        let table = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = table
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.starts_with('#') && l.contains("ragger") && l.contains("housekeeping"));
+        if let Some(l) = line {
+            return Some(format!("crontab: {l}"));
+        }
+    }
+    let out = Command::new("systemctl")
+        .args(["--user", "is-enabled", crate::init::TIMER])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    match out {
+        Ok(o) if o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == "enabled" => {
+            Some(format!("systemd user timer {} is enabled", crate::init::TIMER))
+        }
+        _ => None,
     }
 }

@@ -1,6 +1,8 @@
 //! `ragger hook claude-code|codex`: the one-line wiring for coding agents.
 //! Runs on every turn, so it loads no model and no embedder, and it never
-//! fails the agent: any error is one line on stderr and exit 0.
+//! blocks the agent: any error is one line on stderr and exit 1 (Claude
+//! Code shows it as a non-blocking hook error; 2 would block), recorded in
+//! the state folder for `status` and `doctor` (`crate::hook_failure`).
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -25,7 +27,8 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
         HookAgent::ClaudeCode => "claude-code",
         HookAgent::Codex { .. } => "codex",
     };
-    // Not even a bug may fail the agent: a panic is one line and exit 0 too.
+    // Not even a bug may block the agent: a panic is one line and exit 1 too.
+    static PANIC: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
     std::panic::set_hook(Box::new(move |info| {
         let what = info
             .payload()
@@ -34,20 +37,57 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        eprintln!("ragger: hook {name}: internal error{at}: {}", what.replace('\n', " "));
+        if let Ok(mut p) = PANIC.lock() {
+            *p = format!("internal error{at}: {}", what.replace('\n', " "));
+        }
     }));
+    // Codex appends its JSON after the user's own program (`--then`).
+    let (then, payload) = match &args.agent {
+        HookAgent::Codex { then, payload: None } if !then.is_empty() => {
+            (then[..then.len() - 1].to_vec(), then.last().cloned())
+        }
+        HookAgent::Codex { then, payload } => (then.clone(), payload.clone()),
+        HookAgent::ClaudeCode => (Vec::new(), None),
+    };
     let result = std::panic::catch_unwind(|| {
         Ctx::for_capture(global).and_then(|ctx| match &args.agent {
             HookAgent::ClaudeCode => claude_code(&ctx),
-            HookAgent::Codex { payload } => codex(&ctx, payload.as_deref()),
+            HookAgent::Codex { .. } => codex(&ctx, payload.as_deref()),
         })
     })
-    .unwrap_or(Ok(()));
-    if let Err(e) = result {
-        let line = format!("{e:#}").replace('\n', " ");
-        eprintln!("ragger: hook {name}: {line}");
+    .unwrap_or_else(|_| Err(anyhow!("{}", PANIC.lock().map(|p| p.clone()).unwrap_or_default())));
+    if !then.is_empty() {
+        run_then(&then, payload.as_deref());
     }
-    Exit::Ok
+    let state = crate::paths::Paths::from_env().map(|p| p.state);
+    match result {
+        Ok(()) => {
+            if let Ok(state) = &state {
+                let _ = crate::hook_failure::worked(state);
+            }
+            Exit::Ok
+        }
+        Err(e) => {
+            let line = format!("{e:#}").replace('\n', " ");
+            eprintln!("ragger: hook {name}: {line}");
+            if let Ok(state) = &state {
+                if let Err(e) = crate::hook_failure::record(state, name, &line) {
+                    eprintln!("ragger: hook {name}: recording the failure in {}: {e}", state.display());
+                }
+            }
+            Exit::Failed
+        }
+    }
+}
+
+/// The user's own notify program, after ragger, with the same JSON last;
+/// not waited for (Codex does not wait for notify either).
+fn run_then(argv: &[String], payload: Option<&str>) {
+    let mut c = std::process::Command::new(&argv[0]);
+    c.args(&argv[1..]).args(payload).stdin(std::process::Stdio::null());
+    if let Err(e) = c.spawn() {
+        eprintln!("ragger: hook codex: running {}: {e}", argv[0]);
+    }
 }
 
 fn read_stdin() -> Result<String> {

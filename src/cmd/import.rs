@@ -91,14 +91,17 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
     Ok(if failed || total.rejected > 0 || total.malformed > 0 { Exit::Failed } else { Exit::Ok })
 }
 
-/// Every *.jsonl file under `dir`, sorted.
+/// Every *.jsonl file (and zstd-compressed *.jsonl.zst) under `dir`, sorted.
 fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
     entries.sort();
     for p in entries {
         if p.is_dir() {
             jsonl_files(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "jsonl") {
+        } else if p.file_name().is_some_and(|n| {
+            let n = n.to_string_lossy();
+            n.ends_with(".jsonl") || n.ends_with(".jsonl.zst")
+        }) {
             out.push(p);
         }
     }

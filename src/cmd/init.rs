@@ -39,7 +39,11 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit> {
         let unit_dir = dirs.config_dir().join("systemd/user");
         steps.extend(crate::init::install_systemd(&unit_dir, &command, args.dry_run)?);
     }
-    let snippet = args.agent.map(|a| crate::init::agent_snippet(a, &prefix));
+    if let Some(agent) = args.agent {
+        let homes = crate::agents::Homes::from_env()?;
+        let wiring = crate::agents::Wiring { prefix: prefix.clone() };
+        steps.extend(crate::init::wire_agent(agent, &wiring, &homes, args.dry_run)?);
+    }
     // Files the pinned paths name that are not there yet.
     let missing: Vec<String> = pins
         .iter()
@@ -57,7 +61,6 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit> {
             "database": db,
             "steps": steps,
             "cron_line": line,
-            "agent": snippet,
             "models": fetch,
         }))?;
         return Ok(Exit::Ok);
@@ -69,6 +72,9 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit> {
             State::Kept => "KEPT: ",
         };
         println!("{:<9} {mark}{}", s.step, s.detail);
+        if let Some(d) = &s.diff {
+            print!("{d}");
+        }
     }
     if let Some(f) = &fetch {
         println!("{:<9} {f}", "models");
@@ -90,16 +96,12 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit> {
     if args.systemd && !args.dry_run {
         println!("To keep the timer running while you are logged out: loginctl enable-linger \"$USER\"");
     }
-    if let Some(s) = snippet {
-        println!();
-        print!("{s}");
-    }
     Ok(Exit::Ok)
 }
 
 /// Create the database, so the read-only commands find it from now on.
 fn database(db: &std::path::Path, dry_run: bool) -> Result<Step> {
-    let step = |state, detail: String| Step { step: "database".into(), state, detail };
+    let step = |state, detail: String| Step { step: "database".into(), state, detail, diff: None };
     if db.exists() {
         return Ok(step(State::Unchanged, format!("{} exists", db.display())));
     }

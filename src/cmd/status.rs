@@ -10,8 +10,11 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     let model = crate::embed::index::model_id_for(&ctx.embed_options());
     let unembedded = crate::store::embeddings::unembedded(&store, model.as_deref())?;
     let s = crate::status::status(&store, unembedded)?;
+    let hook_failure = crate::hook_failure::last(&ctx.paths.state);
     if ctx.json() {
-        return print_json(&s).map(|_| Exit::Ok);
+        let mut v = serde_json::to_value(&s)?;
+        v["last_hook_failure"] = serde_json::to_value(&hook_failure)?;
+        return print_json(&v).map(|_| Exit::Ok);
     }
     let last = match &s.last_run {
         None => "never".to_string(),
@@ -20,7 +23,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         }
     };
     let oldest = s.oldest_pending_seconds.map(|x| format!("{x} s")).unwrap_or_else(|| "-".into());
-    let rows: [(&str, String); 13] = [
+    let rows: [(&str, String); 14] = [
         ("sessions open", s.rows.sessions_open.to_string()),
         ("sessions closed", s.rows.sessions_closed.to_string()),
         ("turns", s.rows.turns.to_string()),
@@ -42,6 +45,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         ("oldest pending", oldest),
         ("secrets redacted", s.redactions.to_string()),
         ("last run", last),
+        ("last hook failure", hook_failure.as_ref().map_or_else(|| "none".into(), crate::hook_failure::describe)),
     ];
     let mut out = String::new();
     for (k, v) in rows {

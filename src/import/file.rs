@@ -54,25 +54,42 @@ pub fn import_file(
 ) -> Result<Report> {
     let abs = std::fs::canonicalize(path).with_context(|| format!("transcript {}", path.display()))?;
     let key = abs.to_string_lossy().into_owned();
-    let mut file = std::fs::File::open(&abs).with_context(|| format!("opening transcript {}", abs.display()))?;
-    let len = file.metadata().with_context(|| format!("transcript {}", abs.display()))?.len();
+    let file = std::fs::File::open(&abs).with_context(|| format!("opening transcript {}", abs.display()))?;
+    // A zstd file (Codex's compressed rollouts) is read as its content.
+    let unpacked = if is_zstd(&file) { Some(unzstd(&file, &abs)?) } else { None };
+    let bytes = match &unpacked {
+        Some(d) => Bytes::Memory(d),
+        None => Bytes::File(&file),
+    };
+    let len = match &unpacked {
+        Some(d) => d.len() as u64,
+        None => file.metadata().with_context(|| format!("transcript {}", abs.display()))?.len(),
+    };
     let known = mark(store, &key, format.name())?;
     let (start, first_line, carry) = match known {
-        Some(m) if m.byte_offset <= len && check_hash(&file, m.byte_offset)? == m.check_hash => {
+        Some(m) if m.byte_offset <= len && check_hash(&bytes, m.byte_offset)? == m.check_hash => {
             (m.byte_offset, m.line_no, Carry { session: m.session, cwd: m.cwd })
         }
         // New, or rewritten since (shorter, or other bytes before the mark):
         // read it all again; the turn keys keep what was stored once.
         _ => (0, 0, Carry::default()),
     };
-    let mut data = Vec::with_capacity((len - start) as usize);
-    file.seek(SeekFrom::Start(start))?;
-    file.read_to_end(&mut data).with_context(|| format!("reading transcript {}", abs.display()))?;
+    let data = match &unpacked {
+        Some(d) => d[start as usize..].to_vec(),
+        None => {
+            let mut data = Vec::with_capacity((len - start) as usize);
+            (&file).seek(SeekFrom::Start(start))?;
+            (&file).read_to_end(&mut data).with_context(|| format!("reading transcript {}", abs.display()))?;
+            data
+        }
+    };
 
-    let fallback = opts
-        .fallback_session
-        .clone()
-        .or_else(|| abs.file_stem().map(|s| s.to_string_lossy().trim_start_matches("rollout-").to_string()));
+    let fallback = opts.fallback_session.clone().or_else(|| {
+        let name = abs.file_name()?.to_string_lossy().into_owned();
+        let stem = name.strip_suffix(".zst").unwrap_or(&name);
+        let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
+        Some(stem.trim_start_matches("rollout-").to_string())
+    });
     let mut p = parser(format, carry, fallback);
     let mut report = Report { files: 1, bytes_read: data.len() as u64, ..Report::default() };
     let shown = path.display().to_string();
@@ -159,7 +176,7 @@ pub fn import_file(
     let new_mark = FileMark {
         byte_offset: next_offset,
         line_no: next_line,
-        check_hash: check_hash(&file, next_offset)?,
+        check_hash: check_hash(&bytes, next_offset)?,
         session: p.carry().session,
         cwd: p.carry().cwd,
     };
@@ -177,9 +194,59 @@ pub fn import_file(
     Ok(report)
 }
 
+/// The largest content of a compressed transcript.
+const MAX_UNPACKED: u64 = 1 << 30;
+
+/// A transcript's bytes: the file, or a compressed file's content.
+enum Bytes<'a> {
+    File(&'a std::fs::File),
+    Memory(&'a [u8]),
+}
+
+impl Bytes<'_> {
+    fn read_exact_at(&self, buf: &mut [u8], from: u64) -> std::io::Result<()> {
+        match self {
+            Bytes::File(f) => f.read_exact_at(buf, from),
+            Bytes::Memory(d) => {
+                let from = from as usize;
+                let part = d.get(from..from + buf.len()).ok_or(std::io::ErrorKind::UnexpectedEof)?;
+                buf.copy_from_slice(part);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Whether a file starts with the zstd frame magic (RFC 8878, 3.1.1).
+fn is_zstd(file: &std::fs::File) -> bool {
+    let mut magic = [0u8; 4];
+    file.read_exact_at(&mut magic, 0).is_ok() && magic == [0x28, 0xB5, 0x2F, 0xFD]
+}
+
+/// The content of a zstd file (every frame of it).
+fn unzstd(file: &std::fs::File, path: &Path) -> Result<Vec<u8>> {
+    let mut reader = std::io::BufReader::new(file);
+    reader.seek(SeekFrom::Start(0))?;
+    let mut out = Vec::new();
+    // Frames one after the other are one content (as `zstd -d` reads them).
+    while !std::io::BufRead::fill_buf(&mut reader)?.is_empty() {
+        let mut decoder = ruzstd::decoding::StreamingDecoder::new(&mut reader)
+            .map_err(|e| anyhow::anyhow!("transcript {}: not a readable zstd file: {e}", path.display()))?;
+        let room = MAX_UNPACKED + 1 - out.len() as u64;
+        (&mut decoder)
+            .take(room)
+            .read_to_end(&mut out)
+            .with_context(|| format!("transcript {}: decompressing zstd", path.display()))?;
+        if out.len() as u64 > MAX_UNPACKED {
+            anyhow::bail!("transcript {}: decompresses to more than {} MiB", path.display(), MAX_UNPACKED >> 20);
+        }
+    }
+    Ok(out)
+}
+
 /// FNV-1a over the file's head and the bytes just before `offset`: the
 /// same value means the part already read is (very likely) unchanged.
-fn check_hash(file: &std::fs::File, offset: u64) -> Result<String> {
+fn check_hash(file: &Bytes<'_>, offset: u64) -> Result<String> {
     use std::hash::Hasher;
     let mut h = fnv::FnvHasher::default();
     let head = offset.min(CHECK_WINDOW);

@@ -178,6 +178,54 @@ fn a_folder_is_searched_for_transcripts() {
     assert_eq!(r["stored"], 2);
 }
 
+/// Codex keeps older rollouts compressed as `rollout-*.jsonl.zst` under
+/// ~/.codex/sessions/YYYY/MM/DD/: a folder import reads them beside the
+/// plain ones, and one given by name is read too. Compressed here with
+/// ruzstd's encoder (real zstd frames, two of them one after the other, as
+/// `zstd` writes when appending), and from a file the reference `zstd`
+/// 1.5 CLI wrote (tests/fixtures/codex-rollout.jsonl.zst, `zstd -19`).
+#[test]
+fn compressed_codex_rollouts_are_read_from_a_folder_and_by_name() {
+    let env = Env::new();
+    let day = env.path("sessions/2026/03/02");
+    std::fs::create_dir_all(&day).unwrap();
+    let text = std::fs::read(fixture("codex-rollout.jsonl")).unwrap();
+    let cut = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let mut zst = Vec::new();
+    for part in [&text[..cut], &text[cut..]] {
+        zst.extend(ruzstd::encoding::compress_to_vec(part, ruzstd::encoding::CompressionLevel::Fastest));
+    }
+    assert_eq!(&zst[..4], &[0x28, 0xB5, 0x2F, 0xFD], "a zstd frame");
+    assert!(zst.len() < text.len(), "compressed: {} of {} bytes", zst.len(), text.len());
+    let f = day.join(format!("rollout-2026-03-02T10-00-00-{CODEX_SESSION}.jsonl.zst"));
+    std::fs::write(&f, &zst).unwrap();
+    let r = env.run(&["import", "codex", s(&env.path("sessions")), "--json"]).ok().json();
+    assert_eq!(
+        (r["files"].as_u64(), r["stored"].as_u64(), r["malformed"].as_u64()),
+        (Some(1), Some(2), Some(0)),
+        "{r}"
+    );
+    assert_eq!(r["bytes_read"].as_u64(), Some(text.len() as u64), "counted in content bytes");
+    let show = env.show(CODEX_SESSION);
+    assert_eq!(show["project"], "billing");
+    assert_eq!(show["turns"][0]["user"], "Why does invoice rounding differ between the PDF and the API?");
+    // Again: nothing new, and nothing read past what was stored.
+    let again = env.run(&["import", "codex", s(&f), "--json"]).ok().json();
+    assert_eq!(again["stored"], 0, "{again}");
+
+    // By name, compressed by the reference implementation.
+    let other = Env::new();
+    let r = other.run(&["import", "codex", s(&fixture("codex-rollout.jsonl.zst")), "--json"]).ok().json();
+    assert_eq!((r["stored"].as_u64(), r["malformed"].as_u64()), (Some(2), Some(0)), "{r}");
+    assert_eq!(other.show(CODEX_SESSION)["turns"], show["turns"]);
+
+    // A damaged file is one error naming it; nothing is stored from it.
+    let bad = env.path("rollout-bad.jsonl.zst");
+    std::fs::write(&bad, &zst[..zst.len() / 2]).unwrap();
+    let r = Env::new().run(&["import", "codex", s(&bad)]).code(1);
+    assert!(r.stderr.contains("rollout-bad.jsonl.zst") && r.stderr.contains("zstd"), "{}", r.stderr);
+}
+
 fn stop_hook(env: &Env, transcript: &Path, event: &str) -> crate::support::Run {
     let input = json!({
         "session_id": CLAUDE_SESSION,
@@ -234,18 +282,21 @@ fn subagent_stop_stores_only_finished_turns() {
     assert_eq!(env.status()["turns"], 1);
 }
 
+/// Claude Code shows the stderr of a hook that exits neither 0 nor 2, and
+/// goes on (https://code.claude.com/docs/en/hooks, "Exit code output"):
+/// a failing hook is one line and exit 1, never 2, which would block.
 #[test]
-fn hooks_never_fail_the_agent() {
+fn hook_failures_are_one_line_and_a_non_blocking_exit_1() {
     let env = Env::new();
-    let r = env.run_stdin(&["hook", "claude-code"], b"not json").ok();
+    let r = env.run_stdin(&["hook", "claude-code"], b"not json").code(1);
     assert_eq!(r.stdout, "");
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     assert!(r.stderr.starts_with("ragger: hook claude-code: "), "{}", r.stderr);
-    let r = stop_hook(&env, &env.path("missing.jsonl"), "Stop").ok();
+    let r = stop_hook(&env, &env.path("missing.jsonl"), "Stop").code(1);
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     assert!(r.stderr.contains("missing.jsonl"), "{}", r.stderr);
     let bad = env.with_config("[capture]\nno_such_key = 1");
-    let r = bad.run(&["hook", "codex", "{}"]).ok();
+    let r = bad.run(&["hook", "codex", "{}"]).code(1);
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
 }
 

@@ -6,6 +6,7 @@
 
 mod support;
 
+mod agents;
 mod capture;
 mod config;
 mod dbfaults;

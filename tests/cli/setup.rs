@@ -103,6 +103,15 @@ fn init_dry_run_changes_nothing() {
     assert!(!user_config(&env).exists());
 }
 
+/// `env` with a fake `crontab` first on PATH whose table runs housekeeping.
+fn scheduled(mut env: Env) -> Env {
+    let bin = fake_bin(&env, "crontab", FAKE_CRONTAB);
+    std::fs::write(bin.join("crontab.txt"), "*/20 * * * * /usr/bin/ragger housekeeping\n").unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    env.extra_env.push(("PATH".into(), path));
+    env
+}
+
 /// A fake `crontab` that keeps the table in a file beside it.
 const FAKE_CRONTAB: &str = r#"#!/bin/sh
 f="$(dirname "$0")/crontab.txt"
@@ -160,24 +169,6 @@ fn init_systemd_writes_the_units_and_enables_the_timer() {
     assert!(r.stdout.contains("enabled and started"), "{}", r.stdout);
 }
 
-#[test]
-fn init_agent_prints_hooks_that_name_this_binary_and_config() {
-    let env = Env::new();
-    let cfg = user_config(&env);
-    let r = run(user(&env, &["init", "--agent", "claude-code"])).ok();
-    let hook = format!("{} --config {} hook claude-code", exe().display(), cfg.display());
-    assert!(r.stdout.contains(&format!("\"command\": \"{hook}\"")), "{}", r.stdout);
-    assert!(r.stdout.contains(&format!("claude mcp add ragger -- {} --config {} mcp", exe().display(), cfg.display())));
-    let r = run(user(&env, &["init", "--agent", "codex"])).ok();
-    let notify =
-        format!("notify = [\"{}\", \"--config\", \"{}\", \"hook\", \"codex\"]", exe().display(), cfg.display());
-    assert!(r.stdout.contains(&notify), "{}", r.stdout);
-    // The snippet works: the Codex hook stores a turn through that config.
-    let payload = r#"{"type":"agent-turn-complete","thread-id":"t1","turn-id":"1","input-messages":["hi"],"last-assistant-message":"hello"}"#;
-    run(user(&env, &["--config", cfg.to_str().unwrap(), "hook", "codex", payload])).ok();
-    assert_eq!(run(user(&env, &["status", "--json"])).ok().json()["turns"], 1);
-}
-
 // ---- 2. read-only commands never create a database ----------------------
 
 #[test]
@@ -220,7 +211,18 @@ fn doctor_names_the_database_its_origin_the_last_pass_and_failed_items() {
     assert!(r.stdout.contains(&format!("FAIL database      no database at {}", env.db().display())), "{}", r.stdout);
     assert!(!env.db().exists());
     env.capture("s1", "u", "a", &[]).ok();
+    // No schedule: doctor names the command that installs one.
+    let r = env.run(&["doctor"]).code(1);
+    assert!(
+        r.stdout.contains(
+            "FAIL schedule      no crontab line or systemd timer runs `ragger housekeeping`; `ragger init --cron`"
+        ),
+        "{}",
+        r.stdout
+    );
+    let env = scheduled(env);
     let r = env.run(&["doctor"]).ok();
+    assert!(r.stdout.contains("ok   schedule      crontab: */20 * * * * /usr/bin/ragger housekeeping"), "{}", r.stdout);
     assert!(r.stdout.contains("the default: ragger.db in the data folder"), "{}", r.stdout);
     assert!(r.stdout.contains("last pass     none yet (is cron running"), "{}", r.stdout);
     // A pass three periods ago, and a failed turn summary.
@@ -253,7 +255,7 @@ fn local_model_env(gguf: &Path) -> Env {
 #[test]
 fn doctor_runs_one_completion_on_the_local_model_and_embeds_one_text() {
     let gguf = models::gguf();
-    let env = local_model_env(&gguf);
+    let env = scheduled(local_model_env(&gguf));
     env.capture("s1", "u", "a", &[]).ok();
     let r = env.run(&["doctor", "--json"]).ok();
     let checks = r.json()["checks"].as_array().unwrap().clone();
