@@ -178,3 +178,52 @@ fn a_run_with_no_work_loads_no_model() {
     env.run(&["summarize", "--once"]).ok();
     env.run(&["housekeeping"]).ok();
 }
+
+/// The demo's conversation (backups, then bread) through the real local
+/// model on the default settings: every summary within its level's word
+/// budget, none a concatenation of what it covers, the invariants kept.
+#[test]
+fn real_model_summaries_stay_within_their_budgets_and_are_not_concatenations() {
+    let gguf = models::gguf();
+    let env = Env::new()
+        .real_embedder()
+        .with_config(&format!("[memory_model]\nbackend = \"local\"\nmodel_path = \"{}\"\nthreads = 2", gguf.display()));
+    let turns = [
+        ("How should I back up my home server's /srv folder every night?", "Use restic with a cron job: restic backup /srv to a repository on a USB disk, then restic forget --keep-daily 7 to prune old snapshots."),
+        ("Should the restic repository be encrypted if the disk stays at home?", "restic always encrypts; keep the password in a root-only file and pass it with --password-file so cron can run unattended."),
+        ("How do I check that the backups can actually be restored?", "Run restic check weekly and do a test restore of one folder into /tmp each month, comparing it with diff -r."),
+        ("Different question: my sourdough bread comes out dense. Why?", "Usually the starter is too weak or the dough is under-proofed; feed the starter until it doubles in 4-6 hours and let the dough rise until it grows by half."),
+        ("What hydration should I use for a first sourdough loaf?", "Start around 70% hydration: 700 g water per kilo of flour is easy to handle; go wetter once shaping feels comfortable."),
+        ("How long should I bake it and at what temperature?", "Bake in a preheated Dutch oven at 250 C for 20 minutes with the lid on, then 20-25 minutes at 230 C with the lid off until deep brown."),
+    ];
+    for (i, (user, assistant)) in turns.iter().enumerate() {
+        let at = minutes_ago(120 - 2 * i as i64);
+        env.capture("demo", user, assistant, &["--project", "homelab", "--at", &at]).ok();
+    }
+    env.run(&["housekeeping"]).ok();
+    let show = env.show("demo");
+    let words = |s: &str| s.split_whitespace().count();
+    let l2s: Vec<String> = show["turns"].as_array().unwrap().iter().map(|t| t["l2"].as_str().unwrap().to_string()).collect();
+    for l2 in &l2s {
+        assert!(words(l2) <= ragger::pipeline::digest::L2_MAX_WORDS, "an L2 over 30 words: {l2}");
+    }
+    for s in show["summaries"].as_array().unwrap().iter().filter(|s| s["level"] == 3) {
+        let content = s["content"].as_str().unwrap();
+        assert!(words(content) <= ragger::pipeline::digest::L3_MAX_WORDS, "{content}");
+        let (first, last) = s["episode_range"].as_str().unwrap().split_once('-').unwrap();
+        let n = last.parse::<usize>().unwrap() - first.parse::<usize>().unwrap() + 1;
+        if n > 1 {
+            let pasted = l2s.join(" ");
+            assert!(!pasted.contains(content.trim()), "an L3 that is its L2s pasted together: {content}");
+            // Turn ids are 1..=6 in this fresh database; a backlog folds a segment at once.
+            let first: usize = first.parse().unwrap();
+            let seg_words: usize = turns[first - 1..first - 1 + n].iter().map(|(u, a)| words(u) + words(a)).sum();
+            let budget = ragger::pipeline::digest::l3_budget(None, seg_words);
+            assert!(words(content) <= budget, "an L3 over its budget of {budget} words: {content}");
+        }
+    }
+    let projects = env.run(&["projects", "--json"]).ok().json();
+    let l4 = projects[0]["summary"].as_str().unwrap();
+    assert!(words(l4) <= ragger::pipeline::digest::L4_MAX_WORDS, "{l4}");
+    env.assert_check();
+}

@@ -366,3 +366,38 @@ fn a_settled_reply_ends_at_the_sentence_that_settled_it() {
     assert!(text.ends_with(['.', '!', '?']), "{text:?}");
     assert!(batch[1].as_ref().expect("reply").text.len() > text.len(), "the other call wrote on");
 }
+
+/// A reply restricted to a vocabulary is written with the tokens of those
+/// words only: asked about a turn, the real model cannot name what the
+/// turn never said, and every whole word it writes is a vocabulary word or
+/// a piece of one (tokens combine), while the same prompt without the
+/// restriction is free to write others.
+#[test]
+fn a_vocabulary_binds_the_real_models_reply_to_its_words() {
+    let turn = "User: How should I back up /srv every night?\n\nAssistant: Use restic with a cron job and a USB disk.";
+    let words: Vec<String> =
+        ragger::pipeline::digest::vocabulary(&[turn]).words().iter().map(|w| w.to_lowercase()).collect();
+    let req = Request {
+        messages: vec![
+            Message::system("Write about a famous city you like, with its name and population."),
+            Message::user(turn),
+        ],
+        temperature: 0.0,
+        max_tokens: 40,
+        stop: Vec::new(),
+        settled: None,
+        vocabulary: Some(ragger::pipeline::digest::vocabulary(&[turn])),
+    };
+    assert!(shared().keeps_vocabulary());
+    let bound = complete(shared(), &req).expect("completion").text;
+    let pieces: String = words.concat();
+    for w in ragger::text::words(&bound) {
+        assert!(
+            words.contains(&w) || w.split(['-', '\'']).all(|p| pieces.contains(p)),
+            "{w:?} is neither a vocabulary word nor made of their pieces: {bound:?}"
+        );
+    }
+    assert!(!bound.chars().any(|c| c.is_ascii_digit()), "the turn has no number: {bound:?}");
+    let free = complete(shared(), &Request { vocabulary: None, ..req }).expect("completion").text;
+    assert_ne!(bound, free, "the restriction changed nothing");
+}
