@@ -175,6 +175,25 @@ def decide(d, p):
     return hyp
 
 
+def decide_live(item, vec, p):
+    """The decisions of live every-turn mode: each gap judged when its turn
+    is the newest, with the past alone."""
+    hyp, running = [], 1
+    for i in range(1, len(item["turns"])):
+        d = prepare({"turns": item["turns"][: i + 1], "bounds": None}, vec)
+        sig = [0.0] + [d["depth"][j] + SIMILARITY_WEIGHT * (1 - d["sims"][j]) + p["lexical"] * d["lex"][j]
+                       + (p["cue"] if d["cue"][j] else 0.0) for j in range(1, i + 1)]
+        lo = max(1, i - CONTEXT)
+        mean = sum(sig[lo:i + 1]) / (i - lo + 1)
+        peak = i - 1 < 1 or not d["opens"][i - 1] or sig[i] >= sig[i - 1]
+        s = sig[i]
+        if d["opens"][i] and (s >= p["strong"] or (s >= max(p["floor"], mean) and peak and running >= p["min_turns"])):
+            hyp.append(i)
+            running = 0
+        running += 1
+    return hyp
+
+
 def score(data, p):
     s = sg.Score()
     for d in data:
@@ -195,6 +214,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(bl.ROOT, "target", "release", "ragger"))
     ap.add_argument("--cache", help="JSON file keeping the turn vectors between runs")
     ap.add_argument("--min-turns", type=int, action="append", help="minimum segment lengths tried (default 1, 2, 3)")
+    ap.add_argument("--live", action="store_true", help="also score the defaults in live every-turn mode (each turn judged on the past alone)")
     a = ap.parse_args()
     a.min_turns = a.min_turns or [1, 2, 3]
     data_dir = os.path.join(os.path.dirname(bl.ROOT), "shared", "data")
@@ -224,6 +244,16 @@ def main():
     for n in names:
         h = r[n]
         print(f"  {n}: F1 {h['F1']:.3f} Pk {h['Pk']:.3f} WD {h['WD']:.3f}, {h['seg10']:.2f} segments / 10 turns, {100 * h['one']:.0f}% one-turn")
+    if a.live:
+        defaults = dict(floor=2.0, strong=3.5, min_turns=2, lexical=0.4, cue=1.0)
+        print(f"\nlive every-turn mode, the defaults {defaults}:")
+        for n, items in sets.items():
+            s = sg.Score()
+            for it in items:
+                s.add(len(it["turns"]), it["bounds"], decide_live(it, vec, defaults))
+            f1, _, _, pk, wd = s.row()
+            seg10, one = s.density()
+            print(f"  {n}: F1 {f1:.3f} Pk {pk:.3f} WD {wd:.3f}, {seg10:.2f} segments / 10 turns, {100 * one:.0f}% one-turn")
 
 
 if __name__ == "__main__":
