@@ -172,26 +172,26 @@ pub struct Summaries {
     pub restrict_vocabulary: bool,
     /// Which signals split a session into topic segments.
     pub segmenter: Segmenter,
-    /// The floor the segmenter's topic signal (depth, lexical novelty, cue)
-    /// must reach to start a new segment.
+    /// The topic signal a gap must reach to start a new segment (higher:
+    /// fewer segments); it must also reach the session's own mean signal
+    /// around the gap.
     #[serde(serialize_with = "as_typed")]
-    pub segment_threshold: f32,
-    /// The probability the segmenter's combination of a gap's signals must
-    /// reach to start a new segment (lower: more segments).
+    pub segment_floor: f32,
+    /// The topic signal at which a shift is overwhelming: it may end a
+    /// segment shorter than `segment_min_turns`.
     #[serde(serialize_with = "as_typed")]
-    pub segment_cut: f32,
+    pub segment_strong: f32,
+    /// The fewest turns of a segment that a shift below `segment_strong`
+    /// may end.
+    pub segment_min_turns: usize,
     /// Weight of lexical novelty (shared words) beside semantic novelty.
     #[serde(serialize_with = "as_typed")]
     pub lexical_weight: f32,
-    /// Added to the score of every gap but one where the user answers the
-    /// assistant's question (that continues its topic).
-    #[serde(serialize_with = "as_typed")]
-    pub answer_weight: f32,
-    /// Added to the score after a pause of summary_pause_minutes (less for shorter ones).
+    /// Added to the topic signal after a pause of summary_pause_minutes (less for shorter ones).
     #[serde(serialize_with = "as_typed")]
     pub pause_weight: f32,
-    /// Added when the user announces a new topic ("different question") or
-    /// opens with a greeting.
+    /// Added to the topic signal when the user announces a new topic
+    /// ("different question") or opens with a greeting.
     #[serde(serialize_with = "as_typed")]
     pub cue_weight: f32,
 }
@@ -209,12 +209,12 @@ impl Default for Summaries {
             short_fold_words: 0,
             restrict_vocabulary: true,
             segmenter: Segmenter::Auto,
-            segment_threshold: 0.1,
-            segment_cut: 0.37,
-            lexical_weight: 0.2,
-            answer_weight: 0.8,
+            segment_floor: 2.0,
+            segment_strong: 3.5,
+            segment_min_turns: 2,
+            lexical_weight: 0.4,
             pause_weight: 0.15,
-            cue_weight: 0.6,
+            cue_weight: 1.0,
         }
     }
 }
@@ -408,11 +408,28 @@ pub fn parse(text: &str, origin: &Path) -> Result<Config> {
 }
 
 /// Settings that were replaced: (section, key, what to write instead).
-const RETIRED: &[(&str, &str, &str)] = &[(
-    "summaries",
-    "segment_relative",
-    "the segmenter now combines its signals into a probability: remove it, or set segment_cut (default 0.37; lower: more segments)",
-)];
+const RETIRED: &[(&str, &str, &str)] = &[
+    (
+        "summaries",
+        "segment_relative",
+        "the segmenter no longer weighs a gap against the highest around: remove it, or set segment_floor (default 2.0; lower: more segments)",
+    ),
+    (
+        "summaries",
+        "segment_cut",
+        "the segmenter no longer combines its signals into a probability: remove it, or set segment_floor (default 2.0; lower: more segments)",
+    ),
+    (
+        "summaries",
+        "segment_threshold",
+        "the floor of the topic signal is now segment_floor, on a new scale: remove it, or set segment_floor (default 2.0; lower: more segments)",
+    ),
+    (
+        "summaries",
+        "answer_weight",
+        "an answer to the assistant's question never starts a segment now: remove it",
+    ),
+];
 
 fn validate(table: &toml::Table, path: &Path) -> Result<()> {
     for (section, key, instead) in RETIRED {
@@ -519,10 +536,10 @@ fn check(c: &Config, origins: &Origins) -> Result<()> {
     range!("summaries", "max_summary_tokens", s.max_summary_tokens, 1, 1 << 20);
     range!("summaries", "short_fold_words", s.short_fold_words, 0, 1 << 20);
     range!("summaries", "min_episodes", s.min_episodes, 1, 100_000);
-    range!("summaries", "segment_threshold", s.segment_threshold, 0.0, 10.0);
-    range!("summaries", "segment_cut", s.segment_cut, 0.0, 1.0);
+    range!("summaries", "segment_floor", s.segment_floor, 0.0, 20.0);
+    range!("summaries", "segment_strong", s.segment_strong, 0.0, 20.0);
+    range!("summaries", "segment_min_turns", s.segment_min_turns, 1, 1000);
     range!("summaries", "lexical_weight", s.lexical_weight, 0.0, 10.0);
-    range!("summaries", "answer_weight", s.answer_weight, 0.0, 10.0);
     range!("summaries", "pause_weight", s.pause_weight, 0.0, 10.0);
     range!("summaries", "cue_weight", s.cue_weight, 0.0, 10.0);
     range!("housekeeping", "summary_pause_minutes", c.housekeeping.summary_pause_minutes, 0, 10_080);
@@ -562,9 +579,21 @@ mod tests {
     fn a_retired_setting_says_what_replaced_it() {
         let e = parse("[summaries]\nsegment_relative = 0.7\n", Path::new("c.toml")).unwrap_err().to_string();
         assert!(
-            e.starts_with("c.toml: [summaries] segment_relative is no longer a setting;") && e.contains("segment_cut"),
+            e.starts_with("c.toml: [summaries] segment_relative is no longer a setting;")
+                && e.contains("segment_floor"),
             "{e}"
         );
+        // The keys of the fitted combination (issue 32) name what replaced them.
+        for key in ["segment_cut", "segment_threshold"] {
+            let e = parse(&format!("[summaries]\n{key} = 0.37\n"), Path::new("c.toml")).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("c.toml: [summaries] {key} is no longer a setting;"))
+                    && e.contains("set segment_floor (default 2.0"),
+                "{e}"
+            );
+        }
+        let e = parse("[summaries]\nanswer_weight = 0.8\n", Path::new("c.toml")).unwrap_err().to_string();
+        assert!(e.contains("answer_weight is no longer a setting; an answer"), "{e}");
     }
 
     #[test]
@@ -572,12 +601,12 @@ mod tests {
         let shown = toml::to_string_pretty(&Config::default()).unwrap();
         for line in [
             "temperature = 0.2\n",
-            "segment_threshold = 0.1\n",
-            "segment_cut = 0.37\n",
-            "lexical_weight = 0.2\n",
-            "answer_weight = 0.8\n",
+            "segment_floor = 2.0\n",
+            "segment_strong = 3.5\n",
+            "segment_min_turns = 2\n",
+            "lexical_weight = 0.4\n",
             "pause_weight = 0.15\n",
-            "cue_weight = 0.6\n",
+            "cue_weight = 1.0\n",
         ] {
             assert!(shown.contains(line), "{line:?} missing from:\n{shown}");
         }

@@ -150,7 +150,35 @@ def joined_set(pool, count, seed):
 def either_refs(item, hyp):
     """The reference boundaries of `item` for `hyp` when a boundary inside a
     turn counts at either of its turns (joined sets have none inside)."""
+    if item["bounds"] is None:
+        return None
     return resolve(item["refs"], hyp) if "refs" in item else item["bounds"]
+
+
+def load_locomo(path):
+    """The sessions of a LoCoMo file as unlabelled dialogues: consecutive
+    utterances paired as user/assistant turns, each prefixed with its
+    speaker's name (as scripts/bench/memory.py captures them)."""
+    try:
+        data = json.load(open(path))
+    except (OSError, ValueError) as e:
+        bl.die(PROG, f"{path}: not a LoCoMo JSON file ({e})", 2)
+    items = []
+    for ci, conv in enumerate(data if isinstance(data, list) else [data]):
+        c = conv.get("conversation") if isinstance(conv, dict) else None
+        if not isinstance(c, dict):
+            bl.die(PROG, f"{path}: conversation {ci}: no `conversation` object", 2)
+        sample = str(conv.get("sample_id") or f"conv-{ci}")
+        keys = sorted((int(m.group(1)), k) for k in c if (m := re.fullmatch(r"session_(\d+)", k)))
+        for n, key in keys:
+            def said(u):
+                text = f"{u.get('speaker', '?')}: {u.get('text', '').strip()}"
+                return text + (f" [shares a photo: {u['blip_caption']}]" if u.get("blip_caption") else "")
+            utts = c[key] or []
+            turns = [(said(utts[i]), said(utts[i + 1]) if i + 1 < len(utts) else "") for i in range(0, len(utts), 2)]
+            if turns:
+                items.append({"id": f"{sample}_session_{n}", "turns": turns, "bounds": None})
+    return items
 
 
 def seg_ids(n, bounds):
@@ -164,20 +192,32 @@ def seg_ids(n, bounds):
 
 
 class Score:
+    """F1, Pk and WindowDiff pooled over the windows of all dialogues (issue
+    32: each dialogue's k is half its mean true segment length, at least 2),
+    and, labelled or not, segments per 10 turns and the share of one-turn
+    segments."""
+
     def __init__(self):
         self.dialogues = self.turns = self.tp = self.n_hyp = self.n_ref = 0
         self.pk_err = self.pk_n = self.wd_err = self.wd_n = 0
+        self.segments = self.one_turn = 0
         self.failed = 0
         self.reasons = collections.Counter()
 
     def add(self, n, ref, hyp):
-        ref, hyp = sorted(set(ref)), sorted(set(hyp))
+        hyp = sorted(set(hyp))
         self.dialogues += 1
         self.turns += n
+        edges = [0] + hyp + [n]
+        self.segments += len(hyp) + 1
+        self.one_turn += sum(1 for a, b in zip(edges, edges[1:]) if b - a == 1)
+        if ref is None:
+            return
+        ref = sorted(set(ref))
         self.tp += len(set(ref) & set(hyp))
         self.n_hyp += len(hyp)
         self.n_ref += len(ref)
-        k = max(1, int(n / (len(ref) + 1) / 2 + 0.5))
+        k = max(2, int(n / (len(ref) + 1) / 2 + 0.5))
         rs, hs = seg_ids(n, ref), seg_ids(n, hyp)
         rb = [1 if i in set(ref) else 0 for i in range(n)]
         hb = [1 if i in set(hyp) else 0 for i in range(n)]
@@ -195,9 +235,13 @@ class Score:
         wd = self.wd_err / self.wd_n if self.wd_n else float("nan")
         return f1, p, r, pk, wd
 
+    def density(self):
+        """Segments per 10 turns, and the share of segments of one turn."""
+        return 10 * self.segments / max(1, self.turns), self.one_turn / max(1, self.segments)
+
 
 # --- one dialogue through ragger ----------------------------------------------
-def run_dialogue(binary, config, item, workroot, keep=None):
+def run_dialogue(binary, config, item, workroot, keep=None):  # noqa: PLR0913
     d = tempfile.mkdtemp(prefix="seg.", dir=workroot)
     try:
         r = bl.Ragger(binary, config, os.path.join(d, "seg.db"))
@@ -255,6 +299,10 @@ def main():
     ap.add_argument("--no-write", action="store_true", help="print the table only")
     ap.add_argument("--json", help="also write each set's F1, P, R, Pk, WD per variant to this file (for scripts/bench/models.py)")
     ap.add_argument("--keep", metavar="DIR", help="keep each dialogue's database as DIR/VARIANT/SET/ID.db and the sets as DIR/SET.json (gold turns and boundaries), for offline study")
+    ap.add_argument("--before", metavar="PATH", help="also run this ragger binary (main's code) as the BEFORE variant, in the same run")
+    ap.add_argument("--agents", default=os.path.join(bl.HERE, "data", "agents.jsonl"), help="coding-agent sessions ({id, dialogue} a line; '' for none)")
+    ap.add_argument("--locomo", default=os.path.join(os.path.dirname(bl.ROOT), "shared", "data", "locomo", "locomo_conv26.json"), help="LoCoMo file whose sessions are measured without labels ('' for none)")
+    ap.add_argument("--section", default="Segmentation across kinds", help="heading of the BENCHMARKS.md section written")
     ap.add_argument("--command", default="scripts/bench/segmentation.sh")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
@@ -283,14 +331,28 @@ def main():
             sets[name] = sets[name][: a.limit]
     if n_joined > 0:
         sets["joined"] = joined_set(pool, n_joined, a.seed)
+    if a.agents:
+        if not os.path.isfile(a.agents):
+            bl.die(PROG, f"{a.agents}: no such file (set --agents, or '' for none)", 2)
+        sets["agents"] = load_set(a.agents)
+    if a.locomo:
+        if not os.path.isfile(a.locomo):
+            bl.die(PROG, f"{a.locomo}: no such file (set --locomo, or '' for none)", 2)
+        sets["locomo"] = load_locomo(a.locomo)
+    if a.before and not os.access(a.before, os.X_OK):
+        bl.die(PROG, f"no ragger binary at {a.before} (--before)", 2)
 
-    variants = []
+    variants = []  # (label, binary, TOML snippet)
+    if a.before:
+        variants.append(("BEFORE (main)", a.before, ""))
     for v in a.variant or [""]:
         if v.startswith("@"):
             v = open(v[1:]).read()
         v = v.replace("\\n", "\n")
         label = "default" if not v.strip() else " ".join(l.strip() for l in v.splitlines() if l.strip())
-        variants.append((label, v))
+        if a.before:
+            label = "AFTER" if label == "default" else f"AFTER, {label}"
+        variants.append((label, a.bin, v))
 
     work = tempfile.mkdtemp(prefix="ragger-segbench.")
     server = None
@@ -299,11 +361,11 @@ def main():
             server = bl.ExtractiveServer(work)
         base = bl.base_config(server.url if server else None, threads=a.threads)
         configs = []
-        for i, (label, snippet) in enumerate(variants):
+        for i, (label, binary, snippet) in enumerate(variants):
             path = os.path.join(work, f"variant{i}.toml")
             with open(path, "w") as f:
                 f.write(bl.merge_toml(base, snippet))
-            r = bl.Ragger(a.bin, path, os.path.join(work, "probe.db"))
+            r = bl.Ragger(binary, path, os.path.join(work, "probe.db"))
             p = r.run("config", "show", check=False)
             if p.returncode != 0:
                 bl.die(PROG, f"variant {label!r}: ragger refuses the config: {((p.stderr or p.stdout).strip().splitlines() or ['?'])[-1]}", 2)
@@ -332,7 +394,7 @@ def main():
             if a.keep:
                 keep = os.path.join(a.keep, f"variant{vi}", name, re.sub(r"[^A-Za-z0-9_.:-]", "_", item["id"]) + ".db")
             try:
-                hyp, reasons, unfolded = run_dialogue(a.bin, configs[vi], item, work, keep)
+                hyp, reasons, unfolded = run_dialogue(variants[vi][1], configs[vi], item, work, keep)
             except Exception as e:  # noqa: BLE001 - report and go on
                 with lock:
                     scores[(vi, name, None)].failed += 1
@@ -360,29 +422,34 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     # --- report ---------------------------------------------------------------
-    header = ["set", "variant", "dialogues", "turns", "F1", "P", "R", "Pk", "WD", "F1 even · odd", "Pk even · odd", "F1 · Pk, either turn"]
+    header = ["set", "variant", "dialogues", "turns", "F1", "P", "R", "Pk", "WD", "segments / 10 turns", "one-turn segments", "F1 · Pk, either turn"]
     rows = []
 
-    def either(s):
-        f1, _, _, pk, _ = s.row()
-        return f"{f1:.3f} · {pk:.3f}"
+    def cells(s, e=None):
+        density = s.density()
+        dens = [f"{density[0]:.2f}", f"{100 * density[1]:.0f}%"]
+        if not s.n_ref and not s.pk_n:  # unlabelled
+            return ["–"] * 5 + dens + ["–"]
+        f1, _, _, pk, _ = (e or s).row()
+        return [f"{x:.3f}" for x in s.row()] + dens + [f"{f1:.3f} · {pk:.3f}"]
 
     for name, items in sets.items():
-        for label, ref_hyp in (("baseline: no boundary", lambda it: []), ("baseline: every turn", lambda it: list(range(1, len(it["turns"]))))):
+        labelled = all(it["bounds"] is not None for it in items)
+        baselines = (("baseline: no boundary", lambda it: []), ("baseline: every turn", lambda it: list(range(1, len(it["turns"])))))
+        for label, ref_hyp in baselines if labelled else ():
             s, e = Score(), Score()
             for it in items:
                 s.add(len(it["turns"]), it["bounds"], ref_hyp(it))
                 e.add(len(it["turns"]), either_refs(it, ref_hyp(it)), ref_hyp(it))
-            rows.append([name, label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row()), "", "", either(e)])
-        for vi, (label, _) in enumerate(variants):
+            rows.append([name, label, s.dialogues, s.turns, *cells(s, e)])
+        for vi, (label, _, _) in enumerate(variants):
             s = scores[(vi, name, None)]
-            halves = [scores[(vi, name, h)].row() for h in (0, 1)]
-            cv = [" · ".join(f"{r[i]:.3f}" for r in halves) for i in (0, 3)]
-            rows.append([name, f"**{label}**" if len(variants) == 1 else label, s.dialogues, s.turns, *(f"{x:.3f}" for x in s.row()), *cv, either(scores[(vi, name, "either")])])
+            bold = label == "AFTER" or len(variants) == 1
+            rows.append([name, f"**{label}**" if bold else label, s.dialogues, s.turns, *cells(s, scores[(vi, name, "either")])])
     table = bl.md_table(header, rows)
     print(table)
     notes = []
-    for vi, (label, _) in enumerate(variants):
+    for vi, (label, _, _) in enumerate(variants):
         for name in sets:
             s = scores[(vi, name, None)]
             if s.failed:
@@ -396,7 +463,7 @@ def main():
         with open(a.json, "w") as out:
             json.dump([{"variant": label, "set": name, "dialogues": scores[(vi, name, None)].dialogues,
                         "turns": scores[(vi, name, None)].turns, **dict(zip(keys, scores[(vi, name, None)].row()))}
-                       for vi, (label, _) in enumerate(variants) for name in sets], out, indent=1)
+                       for vi, (label, _, _) in enumerate(variants) for name in sets], out, indent=1)
     bl.say(PROG, f"{len(tasks)} dialogue runs in {elapsed:.0f} s" + (f", {calls} model calls" if calls is not None else ""))
     if errors:
         bl.say(PROG, f"{len(errors)} dialogue runs failed (first: {errors[0]})")
@@ -407,6 +474,8 @@ def main():
             "an extractive stand-in (`scripts/bench/extractive_server.py`: it replies with the first 30 words of "
             "the prompt's conversation text at once and never says NO_MERGE), so what is measured is ragger's "
             "own segmenter, not the memory model")
+        before_note = (f" BEFORE: the binary `{a.before}` ({bl.ragger_version(a.before)}), run in the same run on the same"
+                       " dialogues; AFTER: this build." if a.before else "")
         body = f"""_Measured {now} with {bl.ragger_version(a.bin)} (commit {bl.git_describe()}), {elapsed:.0f} s:_
 
 ```sh
@@ -416,27 +485,29 @@ def main():
 Each dialogue is captured into a fresh database as one session (one turn per user utterance with
 the agent's replies, one minute apart), summarised with `ragger summarize --once`, and read back
 with `ragger show SESSION --json`: every L3 but the first starts at a predicted boundary. Memory
-model: {model}; the real embedder (all-MiniLM-L6-v2). Sets: `../shared/data/segmentation` (SuperDialseg
-and TIAGE validation splits, development data) and `joined`: {n_joined} sessions joining 2–3
-conversations, each from another dialogue of those sets (seed {a.seed}) and one topic by that dialogue's
-own reference: its first run of 2–4 turns (at most the first 4 of a longer run) that lie whole inside one
-reference segment, user words and replies alike (a dialogue without one is left out); boundaries at
-the joins only.
+model: {model}; the real embedder (all-MiniLM-L6-v2).{before_note} Sets, one a kind:
+`superseg_validation` and `tiage_validation` (`../shared/data/segmentation`: SuperDialseg, document-grounded
+task dialogue with frequent shifts, and TIAGE, open-domain chit-chat; development splits); `joined`:
+{n_joined} sessions joining 2–3 conversations, each from another dialogue of those sets (seed {a.seed}) and one
+topic by that dialogue's own reference: its first run of 2–4 turns that lie whole inside one reference
+segment (a dialogue without one is left out), boundaries at the joins only; `agents`: coding-agent
+sessions written for this benchmark (`scripts/bench/data/agents.jsonl`: a 16-turn session on one bug
+and its fix, one feature, two and three unrelated tasks in one session, with the acknowledgements and
+follow-ups of real sessions); `locomo`: the sessions of LoCoMo conv-26 (`../shared/data/locomo`),
+captured as `scripts/bench/memory.sh` does, without labels.
 F1, P, R: boundaries at the exact turn, summed over the set. Pk and WindowDiff (lower is better):
-window k = half the dialogue's mean true segment length, errors summed over all windows of the set.
-"even · odd": the same on the set's even- and odd-numbered dialogues, the two halves of the 2-fold
-cross-validation by which the segmenter's defaults were chosen (chosen on one half, held out on the other).
-"either turn": the same F1 and Pk when a boundary that the data puts between a user utterance and the
-agent's reply (inside one turn: most TIAGE boundaries, a few SuperDialseg ones) counts at either of
-the two turns it lies between, and one inside the last turn is kept; the other columns put it at the
-next turn and drop it in the last one.
+window k = half the dialogue's mean true segment length, at least 2, errors summed over all windows
+of the set. Segments per 10 turns and the share of one-turn segments are measured on every set, with
+labels or without. "either turn": F1 and Pk when a boundary that the data puts between a user
+utterance and the agent's reply (inside one turn: most TIAGE boundaries) counts at either of the two
+turns it lies between.
 
 {table}
 """
         if notes:
             body += "\n" + "\n".join(notes) + "\n"
-        bl.write_section(a.out, "Segmentation", body)
-        bl.say(PROG, f"section 'Segmentation' written to {a.out}")
+        bl.write_section(a.out, a.section, body)
+        bl.say(PROG, f"section '{a.section}' written to {a.out}")
     return 1 if errors and len(errors) == len(tasks) else 0
 
 

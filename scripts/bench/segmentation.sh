@@ -1,20 +1,33 @@
 #!/usr/bin/env bash
-# Topic segmentation benchmark (issue 13): runs the real binary (capture →
-# summarize --once with the real embedder → show --json) over the dialogue
-# segmentation sets and a set of joined conversations, prints Pk,
-# WindowDiff and boundary F1 per set and variant beside the trivial
-# baselines, and writes the "## Segmentation" section of BENCHMARKS.md.
+# Topic segmentation benchmark (issues 13, 32): runs the real binary
+# (capture → summarize --once with the real embedder → show --json) over
+# one set of each kind of conversation (task dialogue, chit-chat, joined
+# conversations, coding-agent sessions, LoCoMo sessions without labels),
+# prints one table (F1, Pk, WindowDiff with k = half the mean true segment
+# length and at least 2, segments per 10 turns, one-turn segments) per set
+# and variant beside the trivial baselines, with BEFORE (--before) and AFTER
+# from the same run, and writes the "## Segmentation across kinds" section
+# of BENCHMARKS.md.
 #
 # Usage: scripts/bench/segmentation.sh [--limit N] [--data DIR|FILE]...
-#            [--bin PATH] [--local] [--variant TOML]... [--joined N]
-#            [--jobs 1|2] [--threads N] [--seed S] [--out FILE] [--no-write]
-#            [--keep DIR]
+#            [--bin PATH] [--before PATH] [--local] [--variant TOML]...
+#            [--joined N] [--agents FILE] [--locomo FILE] [--jobs 1|2]
+#            [--threads N] [--seed S] [--out FILE] [--section NAME]
+#            [--no-write] [--keep DIR]
 #   --limit N      first N dialogues per set (default: all; 200 joined
 #                  sessions)
 #   --data DIR     folder of *.jsonl sets ({"id","dialogue"} a line, see
 #                  ../shared/data/README.md) or one .jsonl file; repeatable
 #                  (default: <repo>/../shared/data/segmentation)
 #   --bin PATH     ragger binary (default: target/release/ragger)
+#   --before PATH  another ragger binary (main's code) run in the same run
+#                  on the same dialogues as the BEFORE rows
+#   --agents FILE  coding-agent sessions, {"id","dialogue"} a line
+#                  (default: scripts/bench/data/agents.jsonl; '' for none)
+#   --locomo FILE  LoCoMo file whose sessions are measured without labels
+#                  (default: ../shared/data/locomo/locomo_conv26.json; '')
+#   --section NAME the BENCHMARKS.md heading written (default
+#                  "Segmentation across kinds")
 #   --local        memory model: the embedded local default (slow; use
 #                  --limit) instead of the extractive stand-in server
 #                  (scripts/bench/extractive_server.py, instant, never

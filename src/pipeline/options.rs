@@ -60,10 +60,10 @@ impl PassOptions {
             pause_ms,
             segment: segment::Settings {
                 mode: s.segmenter,
-                threshold: s.segment_threshold,
-                cut: s.segment_cut,
+                floor: s.segment_floor,
+                strong: s.segment_strong,
+                min_turns: s.segment_min_turns,
                 lexical_weight: s.lexical_weight,
-                answer_weight: s.answer_weight,
                 pause_weight: s.pause_weight,
                 pause_ms,
                 cue_weight: s.cue_weight,

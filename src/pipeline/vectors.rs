@@ -142,7 +142,7 @@ pub fn views(store: &Store, ids: &[i64]) -> Result<Vec<TurnView>> {
     Ok(out)
 }
 
-pub use crate::store::turn_views::{after, before, has_segment};
+pub use crate::store::turn_views::{after, before, has_segment, segment_turns};
 
 #[cfg(test)]
 mod tests {

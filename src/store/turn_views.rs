@@ -51,6 +51,12 @@ pub fn after(store: &Store, session: i64, turn: i64, n: usize) -> Result<Vec<i64
     Ok(ids)
 }
 
+/// How many turns the L3 segment `l3_id` holds.
+pub fn segment_turns(store: &Store, l3_id: i64) -> Result<usize> {
+    let n: i64 = store.conn.query_row("SELECT count(*) FROM turns WHERE l3_id = ?1", [l3_id], |r| r.get(0))?;
+    Ok(n as usize)
+}
+
 /// Whether the session already has an L3 segment (a new one after it
 /// follows a close for idleness).
 pub fn has_segment(store: &Store, session: i64) -> Result<bool> {

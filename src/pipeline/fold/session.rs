@@ -96,8 +96,9 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
     // later ones where they are captured (see segment::score).
     let first = head.ids[0];
     let last = *head.ids.last().expect("non-empty head");
-    let mut before = vectors::views(store, &vectors::before(store, head.sid, first, segment::CONTEXT)?)?;
-    let mut after = vectors::views(store, &vectors::after(store, head.sid, last, segment::CONTEXT)?)?;
+    let reach = 2 * segment::CONTEXT + segment::WINDOW;
+    let mut before = vectors::views(store, &vectors::before(store, head.sid, first, reach)?)?;
+    let mut after = vectors::views(store, &vectors::after(store, head.sid, last, reach)?)?;
     slot.vectors.fill(store, &mut before)?;
     slot.vectors.fill(store, &mut head.views)?;
     slot.vectors.fill(store, &mut after)?;
@@ -106,10 +107,20 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
     around.extend(head.views.iter().cloned());
     around.extend(after);
     let Some(judged) = segment::judge(&around, seg) else { return Ok(()) };
+    // The turns of the running segment before the head: a segment that
+    // starts with the head has none.
+    let mut running = match (&head.start, &head.run) {
+        (None, Some(run)) => vectors::segment_turns(store, run.id)?,
+        _ => 0,
+    };
     let mut cut = head.views.len();
     for j in 0..head.views.len() {
-        let Some(score) = judged[offset + j] else { continue };
-        let boundary = score.is_boundary();
+        let Some(score) = judged[offset + j] else {
+            running += 1;
+            continue;
+        };
+        let verdict = if j == 0 && head.start.is_some() { None } else { Some(score.verdict(running, seg.min_turns)) };
+        let boundary = verdict == Some(segment::Verdict::NewSegment);
         if boundary && j > 0 {
             // The turn starts the next fold, which judges and logs it.
             cut = j;
@@ -117,33 +128,33 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
         }
         if opts.verbose {
             eprintln!(
-                "ragger: segmenter: session {} turn {}: probability {:.3} (cut {:.3}; score {:.3} = {:.3} of the highest around, depth {:.3}, similarity {:.3}, adjacent turns {:.3}, lexical {:.3}, answers the assistant {}, asks {}, the reply before asked {}, length {:.3}, pause {:.3}, cue {:.2}, above the neighbours {:.3}, content words {}), topic signal {:.3} (floor {:.3}) -> {}",
+                "ragger: segmenter: session {} turn {}: topic signal {:.3} (threshold {:.3}: floor {:.3}, session mean {:.3}; overwhelming at {:.3}) = depth {:.3} + 2 x (1 - block cosine {:.3}) + lexical weight x novelty {:.3} + cue {:.2} + pause {:.3}; adjacent turns {:.3}, local peak {}, substance {}, answers the assistant {}, running segment {} turn(s) (min {}) -> {}",
                 head.sid,
                 head.views[j].id,
-                score.probability,
-                score.cut,
-                score.total,
-                score.relative_total,
+                score.signal,
+                score.threshold,
+                seg.floor,
+                score.mean,
+                score.strong,
                 score.depth,
                 score.similarity,
-                score.adjacent,
                 score.lexical,
-                if score.answers { "yes" } else { "no" },
-                if score.asks { "yes" } else { "no" },
-                if score.reply_asked { "yes" } else { "no" },
-                score.length,
-                score.pause,
                 score.cue,
-                score.local,
-                if score.content { "yes" } else { "no" },
-                score.signal,
-                score.floor,
-                if boundary { "new segment" } else { "continues" }
+                score.pause,
+                score.adjacent,
+                if score.peak { "yes" } else { "no" },
+                if score.substance { "yes" } else { "no" },
+                if score.answers { "yes" } else { "no" },
+                running,
+                seg.min_turns,
+                verdict.map_or("starts a segment (forced)", |v| v.why())
             );
         }
         if boundary && head.start.is_none() {
-            head.start = Some((StartReason::TopicShift, Some(score.probability)));
+            head.start = Some((StartReason::TopicShift, Some(score.signal)));
+            running = 0;
         }
+        running += 1;
     }
     if cut < head.ids.len() {
         let released = head.ids.split_off(cut);

@@ -13,26 +13,27 @@
 //!   five letters) of the turns on both sides of the gap are shared;
 //! - the dialogue act: a user who answers the assistant's question (the
 //!   reply ended in "?", the user's message is no question and no
-//!   greeting) continues its topic; every other message may move on;
-//! - the time gap inside the session: a long pause adds to the score but is
-//!   never a boundary on its own;
+//!   greeting) continues its topic, and so does a message without a word of
+//!   substance ("thanks", "ok do it", "That fixed it.");
+//! - the time gap inside the session: a long pause adds a little to the
+//!   signal but is never a boundary on its own;
 //! - discourse cues in the user's words: "different question", "unrelated",
 //!   "by the way", or a greeting that opens a conversation ("Hi, ...")
-//!   raise the score. A greeting opens a conversation: it is never an
+//!   raise the signal. A greeting opens a conversation: it is never an
 //!   answer, and it may start a segment without a content word ("hi").
 //!
-//! A gap is a boundary when a logistic combination of these signals, and of
-//! how the gap stands among the gaps around it, reaches a cut, and its topic
-//! signal reaches a floor. The model's NO_MERGE
-//! verdict is one more vote only when the model can be trusted (see
-//! [`Settings::model_votes`]); everything here is pure, so the decision is
-//! unit-tested on scripted vectors and texts.
+//! A gap is a boundary when its signal reaches a floor and the session's
+//! own mean around it, stands as a local peak, and the running segment is
+//! long enough, unless the shift is overwhelming (see [`score`]). The
+//! model's NO_MERGE verdict is one more vote only when the model can be
+//! trusted (see [`Settings::model_votes`]); everything here is pure, so the
+//! decision is unit-tested on scripted vectors and texts.
 
 mod score;
 #[cfg(test)]
 mod tests;
 
-pub use score::{judge, Score, CONTEXT, WINDOW};
+pub use score::{has_substance, judge, Score, Verdict, CONTEXT, WINDOW};
 
 pub use crate::config::Segmenter;
 
@@ -41,7 +42,7 @@ pub use crate::config::Segmenter;
 pub enum StartReason {
     /// The session's first segment.
     First,
-    /// The segmenter's score crossed the threshold.
+    /// The segmenter saw a change of topic.
     TopicShift,
     /// The running summary reached `max_summary_tokens`.
     Rollover,
@@ -74,18 +75,17 @@ impl StartReason {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     pub mode: Segmenter,
-    /// The floor the topic signal (depth, lexical novelty, cue; not the
-    /// dialogue act or the pause) must reach to start a new segment.
-    pub threshold: f32,
-    /// The probability the logistic combination of a gap's signals must
-    /// reach (see [`score`]).
-    pub cut: f32,
-    /// Weight of lexical novelty against the semantic depth (weight 1).
+    /// The topic signal a gap must reach to start a new segment (it must
+    /// also reach the session's own mean signal around the gap).
+    pub floor: f32,
+    /// The topic signal of an overwhelming shift: it may end a segment
+    /// shorter than `min_turns`, and needs no local peak.
+    pub strong: f32,
+    /// The fewest turns of a segment that a weaker shift may end.
+    pub min_turns: usize,
+    /// Weight of lexical novelty in the topic signal.
     pub lexical_weight: f32,
-    /// Added to every gap but one where the user answers the assistant's
-    /// question.
-    pub answer_weight: f32,
-    /// Added to the score for a pause of `pause_ms` or longer (in proportion below).
+    /// Added to the signal for a pause of `pause_ms` or longer (in proportion below).
     pub pause_weight: f32,
     pub pause_ms: i64,
     /// Added for a cue that announces a new topic.

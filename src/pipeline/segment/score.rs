@@ -1,62 +1,118 @@
-//! The decision: a TextTiling-style depth score at every gap between two
-//! turns, measured against the scale of the session around it.
+//! The decision: a topic signal at every gap between two turns, and a rule
+//! that asks for evidence of a change of topic, measured against the
+//! session around the gap, not against the base rate of a training set.
 //!
-//! For the gap before turn `i` the turns `i-W..i` and `i..i+W` (as far as
-//! they are known) are averaged into two vectors and their cosine taken;
-//! the gap's depth is how far that cosine falls below the nearest peaks on
-//! both sides (climbing while the cosine rises). A topic change is a deep
-//! valley; a turn that merely reads differently from its neighbour, in a
-//! conversation whose turns all differ, is not. In live every-turn mode no
-//! later turn exists, so the right side is the new turn alone and only the
-//! left peak counts.
+//! The signal of the gap before turn `i` adds up:
 //!
-//! Beside the depth, each gap has its lexical novelty (how few content
-//! words the turns on both sides share), the dialogue act (`answer_weight`
-//! on every gap but one where the user answers the assistant's question),
-//! the pause and the discourse cue. They add up to the gap's topic signal
-//! (depth, weighted lexical novelty, cue) and its score (signal, act,
-//! pause). The decision is a logistic combination ([`WEIGHTS`]) of the
-//! depth (not the raw similarity), the lexical novelty, the dialogue act and
-//! the cue, and of how the gap stands among the gaps around it: its score as
-//! a share of the highest around, and how far its signal rises above the
-//! stronger of its two neighbours' (a shift seen through the window also
-//! lowers the gaps next to it, so a boundary is a local peak); beside them,
-//! whether the user asks, whether the reply before asked, the cosine of the
-//! two adjacent turns alone, and the length of the user's message (a new
-//! request says more than a follow-up). A gap is a boundary when
+//! - the TextTiling depth: the turns `i-W..i` and `i..i+W` (as far as they
+//!   are known) are averaged into two vectors and their cosine taken; the
+//!   depth is how far that cosine falls below the nearest peaks on both
+//!   sides (climbing while it rises, at most [`CONTEXT`] gaps away);
+//! - the novelty of the two blocks: [`SIMILARITY_WEIGHT`] times 1 minus that
+//!   cosine (a change of subject reads differently in absolute terms, not
+//!   only beside its neighbours);
+//! - `lexical_weight` times the lexical novelty (how few content words the
+//!   turns on both sides share);
+//! - `cue_weight` when the user announces a new topic or greets, and
+//!   `pause_weight` for a long pause.
 //!
-//! - that combination's probability reaches `segment_cut`;
-//! - its topic signal reaches the floor `segment_threshold`: neither an
-//!   unanswered question nor a pause splits a session whose turns read
-//!   alike and share their words;
-//! - the user's message has a content word of its own ("Yes.", "ok thanks"
-//!   never start a topic) or opens with a greeting ("hi" opens a
-//!   conversation).
+//! A gap starts a new segment when
 //!
-//! The weights were fitted by logistic regression on the development
-//! dialogues (task-switching dialogue and sessions joining unrelated
-//! conversations, weighted alike), and the cut and floor chosen by 2-fold
-//! cross-validation: `scripts/bench/segmentation_fit.py` refits and scores
-//! them (README, "Topic segments").
+//! - the user's message may open one: it has a word of substance (not only
+//!   stop words and acknowledgements: "thanks", "ok do it", "That fixed
+//!   it." never do) and does not answer the assistant's question, or it
+//!   announces a new topic or greets;
+//! - its signal reaches `segment_floor` and the session's own mean signal
+//!   over the gaps within [`CONTEXT`] on both sides (a per-session adaptive
+//!   threshold: in a conversation whose every turn reads differently, only
+//!   the gaps that stand out count);
+//! - it is a local peak: no neighbouring gap whose message could open a
+//!   segment has a higher signal (the window smears a shift over the gaps
+//!   beside it);
+//! - the running segment has at least `segment_min_turns` turns.
+//!
+//! An overwhelming shift (signal at least `segment_strong`) needs neither
+//! the minimum length nor the peak. The rule is judged per gap with what is
+//! known: the past always, the following turns where they are captured
+//! (backfill, a backlog, threshold mode); a decision once taken is never
+//! revisited. The defaults were chosen by leave-one-dataset-out validation
+//! over task dialogue, chit-chat, joined conversations, LoCoMo sessions and
+//! coding-agent sessions (`scripts/bench/segmentation_lodo.py`, README "Topic
+//! segments").
 
 use std::collections::HashSet;
 
 use super::{announces_topic, cosine, greets, is_question, Settings, TurnView};
 
-/// The weights of the logistic combination, in the order of
-/// [`Score::features`], and its bias (fitted by
-/// `scripts/bench/segmentation_fit.py`).
-pub const WEIGHTS: [f32; 10] = [0.28, -0.03, -0.20, 0.07, 3.66, 1.25, 0.45, -0.38, -0.57, 1.91];
-pub const BIAS: f32 = -3.03;
-/// User messages longer than this many words count as this long.
-const LONG_MESSAGE: usize = 40;
-
 /// Turns on each side of a gap that are averaged (the TextTiling block).
 pub const WINDOW: usize = 2;
-/// Turns before and after the judged ones that set the session's scale.
+/// Gaps on each side of a judged one that set the session's scale (the
+/// peaks and the mean). The caller passes `2 * CONTEXT + WINDOW` turns on
+/// each side where they exist, so that the neighbours' signals are whole.
 pub const CONTEXT: usize = 10;
+/// Weight of the blocks' dissimilarity (1 - cosine) in the signal.
+pub const SIMILARITY_WEIGHT: f32 = 2.0;
 
-/// How the score of a gap was made up (logged with `-v`).
+/// Words that acknowledge or agree and say nothing about a topic.
+const ACKNOWLEDGEMENTS: &[&str] = &[
+    "thanks",
+    "thank",
+    "thx",
+    "ty",
+    "ok",
+    "okay",
+    "k",
+    "great",
+    "nice",
+    "perfect",
+    "cool",
+    "good",
+    "fine",
+    "awesome",
+    "sounds",
+    "looks",
+    "look",
+    "right",
+    "sure",
+    "yes",
+    "yep",
+    "yeah",
+    "yup",
+    "no",
+    "nope",
+    "done",
+    "fixed",
+    "works",
+    "worked",
+    "working",
+    "agreed",
+    "agree",
+    "correct",
+    "exactly",
+    "go",
+    "ahead",
+    "proceed",
+    "continue",
+    "please",
+    "lgtm",
+    "excellent",
+    "wonderful",
+    "alright",
+    "got",
+    "understood",
+    "sorry",
+    "wow",
+    "amazing",
+    "haha",
+    "lol",
+    "hmm",
+    "well",
+    "true",
+    "indeed",
+];
+
+/// How a gap's signal was made up, and what the rule asked of it (logged
+/// with `-v`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Score {
     /// Cosine of the mean vectors of the turns before and after the gap.
@@ -64,121 +120,158 @@ pub struct Score {
     /// How far `similarity` lies below the peaks on both sides.
     pub depth: f32,
     pub lexical: f32,
-    /// Whether the user answers the assistant's question (no `answer_weight`).
-    pub answers: bool,
+    /// Cosine of the two turns next to the gap alone (shown, not weighed).
+    pub adjacent: f32,
     pub pause: f32,
     /// Discourse cue of the user's words (a new topic announced).
     pub cue: f32,
-    /// The topic signal: depth, weighted lexical novelty and cue.
+    /// The topic signal.
     pub signal: f32,
-    /// The score: signal, dialogue act and pause.
-    pub total: f32,
-    /// `total` as a share of the highest score around.
-    pub relative_total: f32,
-    /// `signal` minus the stronger of the two neighbouring gaps' signals.
-    pub local: f32,
-    /// Whether the user's message asks a question.
-    pub asks: bool,
-    /// Whether the reply before ended in a question.
-    pub reply_asked: bool,
-    /// Cosine of the two turns next to the gap alone.
-    pub adjacent: f32,
-    /// The user's words, as a share of [`LONG_MESSAGE`].
-    pub length: f32,
-    /// The logistic combination of [`Score::features`] ([`WEIGHTS`]).
-    pub probability: f32,
-    /// What `probability` had to reach (`segment_cut`).
-    pub cut: f32,
-    /// What `signal` had to reach (`segment_threshold`).
-    pub floor: f32,
-    /// Whether the user's message has a content word of its own (or opens
-    /// with a greeting).
-    pub content: bool,
+    /// The session's mean signal over the gaps around.
+    pub mean: f32,
+    /// What `signal` had to reach: the floor or the mean, the higher.
+    pub threshold: f32,
+    /// `segment_strong`.
+    pub strong: f32,
+    /// Whether no neighbouring gap that could open a segment is higher.
+    pub peak: bool,
+    /// Whether the user answers the assistant's question.
+    pub answers: bool,
+    /// Whether the user's message has a word of substance, announces a
+    /// topic or greets.
+    pub substance: bool,
+}
+
+/// What the rule made of a gap, given the turns of the running segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A new segment: the shift is strong enough.
+    NewSegment,
+    /// Acknowledgement or filler: no word of substance.
+    Filler,
+    /// An answer to the assistant's question continues its topic.
+    Answer,
+    /// Below the floor or the session's mean.
+    Weak,
+    /// A neighbouring gap shifts more.
+    NotPeak,
+    /// The running segment is shorter than `segment_min_turns`.
+    TooShort,
+}
+
+impl Verdict {
+    /// Why, in words (for `-v`).
+    pub fn why(self) -> &'static str {
+        match self {
+            Verdict::NewSegment => "new segment",
+            Verdict::Filler => "continues (no word of substance)",
+            Verdict::Answer => "continues (answers the assistant)",
+            Verdict::Weak => "continues (below the threshold)",
+            Verdict::NotPeak => "continues (a neighbouring gap shifts more)",
+            Verdict::TooShort => "continues (the segment is too short for this shift)",
+        }
+    }
 }
 
 impl Score {
-    /// Whether the gap starts a new segment.
-    pub fn is_boundary(&self) -> bool {
-        self.content && self.probability >= self.cut && self.signal >= self.floor
+    /// Whether the message may open a segment at all.
+    pub fn opens(&self) -> bool {
+        self.substance && !self.answers
     }
 
-    /// What the logistic combination weighs, in the order of [`WEIGHTS`].
-    pub fn features(&self) -> [f32; 10] {
-        let flag = |b: bool| if b { 1.0 } else { 0.0 };
-        [
-            self.depth,
-            self.lexical,
-            flag(self.answers),
-            self.cue,
-            self.relative_total,
-            self.local,
-            flag(self.asks),
-            flag(self.reply_asked),
-            self.adjacent,
-            self.length,
-        ]
+    /// The rule, for a gap that follows `running` turns of the running
+    /// segment.
+    pub fn verdict(&self, running: usize, min_turns: usize) -> Verdict {
+        if !self.substance {
+            return Verdict::Filler;
+        }
+        if self.answers {
+            return Verdict::Answer;
+        }
+        if self.signal >= self.strong {
+            return Verdict::NewSegment;
+        }
+        if self.signal < self.threshold {
+            return Verdict::Weak;
+        }
+        if !self.peak {
+            return Verdict::NotPeak;
+        }
+        if running < min_turns {
+            return Verdict::TooShort;
+        }
+        Verdict::NewSegment
     }
+
+    /// Whether the gap starts a new segment after `running` turns.
+    pub fn is_boundary(&self, running: usize, min_turns: usize) -> bool {
+        self.verdict(running, min_turns) == Verdict::NewSegment
+    }
+}
+
+/// Whether the user's message has a word of substance: a content word that
+/// is neither a stop word nor an acknowledgement.
+pub fn has_substance(user: &str) -> bool {
+    crate::text::words(user)
+        .iter()
+        .any(|w| w.chars().count() >= 3 && !crate::text::is_stop_word(w) && !ACKNOWLEDGEMENTS.contains(&w.as_str()))
 }
 
 /// Scores of every gap of `turns` (consecutive turns of one session, in
 /// order): entry `i` is the gap before turn `i`, `None` for turn 0. `None`
 /// as a whole when a vector is missing (no embedder): the caller falls back.
+/// Gaps within `2 * CONTEXT` of either end of `turns` lack part of their
+/// context unless that end is the session's.
 pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     let vectors: Vec<&[f32]> = turns.iter().map(|t| t.vector.as_deref()).collect::<Option<_>>()?;
     let n = turns.len();
+    if n == 0 {
+        return Some(vec![]);
+    }
     let sims: Vec<f32> = (0..n).map(|i| if i == 0 { 0.0 } else { gap_similarity(&vectors, i) }).collect();
     let words: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.text.as_str()])).collect();
-    let mut out: Vec<Option<Score>> = Vec::with_capacity(n);
-    if n > 0 {
-        out.push(None);
-    }
+    let mut out: Vec<Option<Score>> = vec![None];
     for i in 1..n {
-        let depth = peak(&sims, i, -1) + peak(&sims, i, 1) - 2.0 * sims[i];
+        let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));
+        let depth = peak(&sims, i, -1, lo, hi) + peak(&sims, i, 1, lo, hi) - 2.0 * sims[i];
         let lexical = block_novelty(&words, i);
         // A greeting opens a conversation: it answers nothing and needs no
-        // content word (sessions that join conversations start one with "hi").
+        // word of substance (sessions that join conversations start one with "hi").
         let greeting = greets(&turns[i].user);
-        let answers = turns[i - 1].reply_asks && !is_question(&turns[i].user) && !greeting;
-        let act = if answers { 0.0 } else { s.answer_weight };
+        let announced = announces_topic(&turns[i].user);
+        let answers = turns[i - 1].reply_asks && !is_question(&turns[i].user) && !greeting && !announced;
         let gap = (turns[i].at - turns[i - 1].at).max(0) as f32;
         let pause = if s.pause_ms > 0 { s.pause_weight * (gap / s.pause_ms as f32).min(1.0) } else { 0.0 };
-        let cue = if announces_topic(&turns[i].user) { s.cue_weight } else { 0.0 };
-        let signal = depth + s.lexical_weight * lexical + cue;
-        let total = signal + act + pause;
-        let content = greeting || !stems([turns[i].user.as_str()]).is_empty();
+        let cue = if announced { s.cue_weight } else { 0.0 };
+        let signal = depth + SIMILARITY_WEIGHT * (1.0 - sims[i]) + s.lexical_weight * lexical + cue + pause;
         out.push(Some(Score {
             similarity: sims[i],
             depth,
             lexical,
-            answers,
+            adjacent: cosine(vectors[i - 1], vectors[i]),
             pause,
             cue,
             signal,
-            total,
-            asks: is_question(&turns[i].user),
-            reply_asked: turns[i - 1].reply_asks,
-            adjacent: cosine(vectors[i - 1], vectors[i]),
-            length: crate::text::words(&turns[i].user).len().min(LONG_MESSAGE) as f32 / LONG_MESSAGE as f32,
-            cut: s.cut,
-            floor: s.threshold,
-            content,
+            strong: s.strong,
+            answers,
+            substance: greeting || announced || has_substance(&turns[i].user),
             ..Score::default()
         }));
     }
-    let top = out.iter().flatten().map(|sc| sc.total).fold(0.0f32, f32::max);
-    let signals: Vec<Option<f32>> = out.iter().map(|sc| sc.map(|sc| sc.signal)).collect();
-    for (i, sc) in out.iter_mut().enumerate() {
-        let Some(sc) = sc else { continue };
-        let neighbour = [i.checked_sub(1), Some(i + 1)]
-            .into_iter()
-            .flatten()
-            .filter_map(|j| signals.get(j).copied().flatten())
-            .reduce(f32::max)
-            .unwrap_or(0.0);
-        sc.relative_total = if top > 1e-6 { sc.total / top } else { 0.0 };
-        sc.local = sc.signal - neighbour;
-        let logit = BIAS + WEIGHTS.iter().zip(sc.features()).map(|(w, x)| w * x).sum::<f32>();
-        sc.probability = 1.0 / (1.0 + (-logit).exp());
+    let scored: Vec<Score> = out.iter().flatten().copied().collect();
+    // scored[i - 1] is gap i.
+    let signal = |i: usize| scored[i - 1].signal;
+    for (i, slot) in out.iter_mut().enumerate().skip(1) {
+        let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));
+        let mean = (lo..=hi).map(signal).sum::<f32>() / (hi - lo + 1) as f32;
+        let peak = [i - 1, i + 1].into_iter().filter(|&j| j >= 1 && j < n).all(|j| {
+            let other = &scored[j - 1];
+            !other.opens() || other.signal <= signal(i)
+        });
+        let sc = slot.as_mut().expect("every gap is scored");
+        sc.mean = mean;
+        sc.threshold = s.floor.max(mean);
+        sc.peak = peak;
     }
     Some(out)
 }
@@ -192,11 +285,11 @@ fn gap_similarity(vectors: &[&[f32]], i: usize) -> f32 {
 }
 
 /// The highest similarity reached by climbing from gap `i` in direction
-/// `step` while it does not fall (gap 0 does not exist).
-fn peak(sims: &[f32], i: usize, step: isize) -> f32 {
+/// `step` while it does not fall, within the gaps `lo..=hi`.
+fn peak(sims: &[f32], i: usize, step: isize, lo: usize, hi: usize) -> f32 {
     let mut best = sims[i];
     let mut k = i as isize + step;
-    while k >= 1 && (k as usize) < sims.len() && sims[k as usize] >= best {
+    while k >= lo as isize && k <= hi as isize && sims[k as usize] >= best {
         best = sims[k as usize];
         k += step;
     }
