@@ -347,7 +347,7 @@ fn captured_by_hook_summarized_then_given_back_at_session_start() {
     env.run(&["summarize", "--once"]).ok();
     let md = env.run(&["context", "--cwd", "/home/dev/src/shopfront"]).ok().stdout;
     assert!(md.starts_with("## Memory of earlier sessions (project shopfront, from ragger)"), "{md}");
-    assert!(md.contains(&format!("(session {CLAUDE_SESSION}, running)")), "{md}");
+    assert!(md.contains(&format!("(session {CLAUDE_SESSION}): ")), "{md}");
     let j: Value = env.run(&["context", "--project", "shopfront", "--json"]).ok().json();
     assert_eq!(j["project"], "shopfront");
     assert_eq!(j["segments"].as_array().unwrap().len(), 1);
