@@ -45,7 +45,7 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
     .unwrap_or(Ok(()));
     if let Err(e) = result {
         let line = format!("{e:#}").replace('\n', " ");
-        eprintln!("ragger: hook {name}: {line}");
+        crate::display::eprint(&format!("hook {name}: {line}"));
     }
     Exit::Ok
 }
@@ -93,7 +93,7 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
             let quiet = ctx.quiet();
             let mut warn = |m: String| {
                 if !quiet {
-                    eprintln!("ragger: hook claude-code: {m}");
+                    crate::display::eprint(&format!("hook claude-code: {m}"));
                 }
             };
             let r = import_file(&mut store, &path, Format::ClaudeCode, &opts, &mut warn)?;
