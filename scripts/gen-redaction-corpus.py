@@ -168,6 +168,114 @@ for t in [
 ]:
     neg(t)
 
+# Round 2 (issue 33): shapes that went through, and two false positives.
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+
+def letters(n):
+    while True:
+        s = "".join(R.choice(string.ascii_letters) for _ in range(n))
+        if any(c.isupper() for c in s) and any(c.islower() for c in s):
+            return s
+
+pos("password", pw, ['{{\\"username\\": \\"admin\\", \\"password\\": \\"{s}\\"}}',
+                     'body = "{{\\"user\\":\\"svc\\",\\"password\\":\\"{s}\\"}}"'])
+pos("secret", lambda: letters(32), ["export FOO_TOKEN={s}", "export GH_API_TOKEN={s}\nthen rerun"])
+for phrase in ["CorrectHorseBatteryStaple", "PurpleMonkeyDishwasher", "TigerLampOrbitCanvas"]:
+    pos("password", phrase, ["password: {s}", "DB_PASSWORD={s}"])
+for _ in range(3):
+    kid = "AKIA" + rnd(UPPER_DIGITS, 16)
+    sec = rnd(B64, 40)
+    while not (any(c.isupper() for c in sec) and any(c.islower() for c in sec)):
+        sec = rnd(B64, 40)
+    for t in [
+        "Access key: " + kid + "\nSecret: {s}\n",
+        kid + "\n{s}\n",
+        "my key id is " + kid + ", region eu-west-1, and the secret key is {s} -- is that enough?",
+        "[default]\naws_access_key_id=" + kid + "\nregion=us-east-1\noutput=json\nsecret = {s}\n",
+    ]:
+        out.append({"kind": "aws-secret-key", "secret": sec, "template": t, "also": [kid]})
+pos("azure-storage-key", lambda: rnd(B64, 86) + "==", [
+    "DefaultEndpointsProtocol=https;AccountName=shopdata;AccountKey={s};EndpointSuffix=core.windows.net",
+    "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={s}",
+])
+pos("azure-sas", lambda: rnd(B62, 43) + "%3D", [
+    "https://shop.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-01T00:00:00Z&spr=https&sig={s}",
+    "BlobEndpoint=https://shop.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sig={s}",
+])
+pos("azure-client-secret", lambda: rnd(B62, 3) + R.choice(string.digits) + "Q~" + rnd(B62 + "_~.-", 34), [
+    "az login --service-principal -u 0d1f0f7c-4a2e-4c3e-9a55-2a3c1b2d9e11 -p {s} --tenant 72f988bf-86f1-41af-91ab-2d7cd011db47",
+    "AZURE_CLIENT_SECRET={s}",
+])
+pos("password", pw, [
+    "az login -u jane@example.com -p {s}",
+    "mysql -u root -p{s} shop",
+    "mysqldump -h db -u backup -p'{s}' shop > dump.sql",
+    "curl -u admin:{s} https://ci.example.com/api/json",
+    "curl --user deploy:{s} -X POST https://registry.example.com/upload",
+    "docker login -u ci -p {s} registry.example.com",
+    "echo ok && docker login registry.gitlab.com --username bot --password {s}",
+    "sshpass -p {s} ssh root@10.0.0.5",
+    "sshpass -p'{s}' scp file host:",
+])
+pos("vault-token", lambda: "hvs." + rnd(B64U, 90), ["export VAULT_TOKEN={s}", "the root token is {s}, keep it safe"])
+pos("npm-token", lambda: "npm_" + rnd(B62, 36), ["//registry.npmjs.org/:_authToken={s}", "I published with {s} yesterday"])
+pos("pypi-token", lambda: "pypi-AgEIcHlwaS5vcmc" + rnd(B64U, 120), ["password = {s}", "twine upload -u __token__ -p {s} dist/*", "the token {s} was in the log"])
+pos("huggingface-token", lambda: "hf_" + letters(34), ["HF_TOKEN={s}", "login with {s} then pull the model"])
+pos("twilio-key", lambda: "SK" + rnd(HEX, 32), ["Twilio API key {s} and its secret", "client = Client('{s}', secret)"])
+pos("sendgrid-key", lambda: "SG." + rnd(B64U, 22) + "." + rnd(B64U, 43), ["the SendGrid key {s} bounced", "sg = SendGridAPIClient('{s}')"])
+pos("slack-webhook", lambda: "T" + rnd(UPPER_DIGITS, 8) + "/B" + rnd(UPPER_DIGITS, 10) + "/" + rnd(B62, 24), [
+    "curl -X POST -d '{{\"text\":\"hi\"}}' https://hooks.slack.com/services/{s}",
+    "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/{s}",
+])
+pos("discord-token", lambda: R.choice("MNO") + rnd(B62, 23) + "." + rnd(B64U, 6) + "." + rnd(B64U, 27), [
+    "client.run('{s}')", "my bot token {s} stopped working",
+])
+pos("telegram-bot-token", lambda: str(R.randrange(10**8, 10**10)) + ":AA" + rnd(B64U, 33), [
+    "https://api.telegram.org/bot{s}/getMe", "TELEGRAM_BOT={s}", "the bot answers with token {s}",
+])
+pos("webhook-secret", lambda: "whsec_" + rnd(B62, 32), ["STRIPE_WEBHOOK_SECRET={s}", "endpoint secret is {s} per the dashboard"])
+pos("digitalocean-token", lambda: "dop_v1_" + rnd(HEX, 64), ["I ran doctl auth init with dop_v1_ and then {s} worked", "token {s} expired"])
+
+def env_b64():
+    text = ("APP_ENV=production\nDB_PASSWORD=" + pw() + "\nSTRIPE_KEY=sk_live_" + rnd(B62, 40) + "\n").encode()
+    enc = base64.b64encode(text).decode()
+    return "\n".join(enc[i:i + 76] for i in range(0, len(enc), 76))
+pos("base64-secret", env_b64, ["cat .env | base64\n{s}\n", "kubectl secret data:\n  env: {s}"])
+
+for label in ["RSA PRIVATE KEY", "PRIVATE KEY"]:
+    body = [rnd(B64, 64) for _ in range(5)]
+    out.append({"kind": "private-key", "secret": "\n".join(body), "also": body,
+                "template": "the middle of my key:\n{s}\n-----END " + label + "-----\n"})
+
+for _ in range(2):
+    key = "ghp_" + rnd(B62, 36)
+    cut = R.randrange(8, 30)
+    out.append({"kind": "github-token", "secret": key[cut:], "also": [key[:cut] + key[cut:cut + 4]],
+                "template": "my token is " + key[:cut] + "\u200b{s} (pasted from the wiki)"})
+key = "sk-proj-" + rnd(B64U, 60)
+out.append({"kind": "openai-key", "secret": key[20:], "also": [],
+            "template": "OPENAI_API_KEY=" + key[:20] + "\u200d{s}"})
+
+for t in [
+    "token: MyClass2Handler", "handler_token: RequestTokenValidator", "secret_store: VaultSecretStore2",
+    "AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "the AWS docs use wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY as the secret",
+    "export FOO_TOKEN_FILE=/run/secrets/token", "password: PasswordField", "password: Required",
+    "mysql -u root -p shop", "mysql -p", "curl -u admin https://ci.example.com", "docker login -u ci --password-stdin registry.example.com",
+    "sshpass -p \"$SSHPASS\" ssh host", "mysql -u root -p$MYSQL_PWD shop", "curl -u \"$USER:$PASS\" https://x.example.com",
+    "use the sig= parameter of the SAS URL", "AccountKey=<your-account-key>", "hf_hub_download(repo_id='org/model', filename='x')",
+    "the webhook secret starts with whsec_", "dop_v1_ tokens belong to DigitalOcean", "SKIP_TESTS=1 SKU=AB-1234",
+    "echo SGVsbG8gd29ybGQsIHRoaXMgaXMgYSB0ZXN0IG9mIGJhc2U2NAo= | base64 -d",
+    "a zero\u200bwidth space between words", "npm_config_cache=/tmp/npm", "pypi-simple is an index",
+    "hooks.slack.com/services is where webhooks live", "https://discord.com/api/webhooks/ is the base",
+    "bot ids look like 123456789:AA followed by letters", "SG.example is not a key",
+    "hvs. is the prefix of Vault service tokens", "version 1.2.3 of Module.function_name.attribute",
+    "MTIzNDU2 is base64 for 123456", "the az login command takes -p for a password",
+    "-----END PUBLIC KEY-----", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END PUBLIC KEY-----",
+    "camelCaseTokenValue: someHandlerName", "api_key_header: X-Api-Key",
+]:
+    neg(t)
+
 lines = []
 for c in out:
     if c["kind"] is None:

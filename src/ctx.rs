@@ -178,7 +178,7 @@ impl Ctx {
     /// A diagnostic line on stderr (not with --quiet).
     pub fn warn(&self, msg: &str) {
         if !self.global.quiet {
-            eprintln!("ragger: {msg}");
+            crate::display::eprint(msg);
         }
     }
 }

@@ -54,6 +54,30 @@ pub fn text(s: &str) -> String {
     escape(s, true)
 }
 
+/// A diagnostic on stderr (an error, a warning, a note): `ragger: ` and the
+/// message with every control character but newline and tab shown, not
+/// sent. Errors quote what came from outside (a server's reply, a path, the
+/// bad line of a TOML file), so every human-facing message goes through here.
+pub fn eprint(msg: &str) {
+    eprintln!("ragger: {}", text(msg));
+}
+
+/// A writer that shows control characters (as [`text`]) before they reach
+/// the terminal: for human formats streamed to stdout (Markdown export).
+pub struct Visible<W: std::io::Write>(pub W);
+
+impl<W: std::io::Write> std::io::Write for Visible<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // Callers write whole formatted pieces (`write!`); a piece that is
+        // not UTF-8 is shown with replacement characters.
+        self.0.write_all(text(&String::from_utf8_lossy(buf)).as_bytes())?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// The width of a column of `values` (already made visible): the longest,
 /// at least `min`, at most [`MAX_COLUMN`].
 pub fn column_width<'a>(values: impl IntoIterator<Item = &'a str>, min: usize) -> usize {
@@ -112,6 +136,14 @@ mod tests {
         assert_eq!(text("a\nb\tc\r\x1b[2J"), "a\nb\tc\\x0d\\x1b[2J");
         assert_eq!(text("\u{9b}31m \u{202e}txt"), "\\u{9b}31m \\u{202e}txt");
         assert_eq!(text("plain – ünïcödé 文字"), "plain – ünïcödé 文字");
+    }
+
+    #[test]
+    fn a_visible_writer_escapes_what_passes_through() {
+        use std::io::Write;
+        let mut out = Visible(Vec::new());
+        write!(out, "# T\x1b]0;x\x07\n\tok\u{9b}").unwrap();
+        assert_eq!(String::from_utf8(out.0).unwrap(), "# T\\x1b]0;x\\x07\n\tok\\u{9b}");
     }
 
     #[test]

@@ -15,7 +15,10 @@
 //! Then the FTS indexes are merged (a deleted row's terms otherwise stay in
 //! old segments), the file is rebuilt with `secure_delete` on (VACUUM: free
 //! pages and the free space inside pages may still hold old versions of a
-//! running summary), and the WAL is checkpointed and truncated.
+//! running summary), and the WAL is checkpointed and truncated. The scrub
+//! runs even when the selector names no turn any more, so a forget whose
+//! scrub was cut short (a reader held the WAL, the process was killed) is
+//! finished by running it again.
 
 use anyhow::Result;
 

@@ -56,7 +56,7 @@ pub fn try_lock(db: &Path) -> Result<Option<RunLock>> {
 pub fn for_pass(db: &Path, verbose: bool) -> Result<Option<RunLock>> {
     let held = try_lock(db)?;
     if held.is_none() && verbose {
-        eprintln!("ragger: skipped: another pass holds the lock for {}", db.display());
+        crate::display::eprint(&format!("skipped: another pass holds the lock for {}", db.display()));
     }
     Ok(held)
 }

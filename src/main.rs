@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         Ok(exit) => exit.code() as u8,
         Err(err) if is_broken_pipe(&err) => 0,
         Err(err) => {
-            eprintln!("ragger: {err:#}");
+            ragger::display::eprint(&format!("{err:#}"));
             ragger::exit::code_of(&err, ERROR_CLASSES).code() as u8
         }
     };

@@ -15,14 +15,14 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             println!("{}: {}", v.check, v.detail);
         }
         if violations.is_empty() && ctx.verbose() > 0 {
-            eprintln!("ragger: {}: all invariants hold", store.path.display());
+            crate::display::eprint(&format!("{}: all invariants hold", store.path.display()));
         }
     }
     if violations.is_empty() {
         Ok(Exit::Ok)
     } else {
         if !ctx.json() {
-            eprintln!("ragger: {} invariant violation(s) in {}", violations.len(), store.path.display());
+            crate::display::eprint(&format!("{} invariant violation(s) in {}", violations.len(), store.path.display()));
         }
         Ok(Exit::Failed)
     }

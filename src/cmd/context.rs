@@ -29,10 +29,12 @@ pub fn run(ctx: &Ctx, args: &ContextArgs) -> Result<Exit> {
     if ctx.json() {
         print_json(&block)?;
     } else {
-        std::io::stdout().lock().write_all(crate::context::markdown(&block).as_bytes())?;
+        // Summaries are model replies and turn text: shown, never run.
+        let shown = crate::display::text(&crate::context::markdown(&block));
+        std::io::stdout().lock().write_all(shown.as_bytes())?;
     }
     if block.is_empty() && ctx.verbose() > 0 {
-        eprintln!("ragger: no summaries yet for project {project}");
+        crate::display::eprint(&format!("no summaries yet for project {project}"));
     }
     Ok(Exit::Ok)
 }

@@ -86,7 +86,8 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     } else {
         for c in &checks {
             let ms = c.ms.map(|ms| format!(" ({ms} ms)")).unwrap_or_default();
-            println!("{:<4} {:<13} {}{ms}", if c.ok { "ok" } else { "FAIL" }, c.name, c.detail);
+            // The detail quotes the server (model names, error bodies).
+            println!("{:<4} {:<13} {}{ms}", if c.ok { "ok" } else { "FAIL" }, c.name, crate::display::line(&c.detail));
         }
     }
     Ok(if all_ok { Exit::Ok } else { Exit::Failed })

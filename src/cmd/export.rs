@@ -21,6 +21,10 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<Exit> {
         Some(path) => Box::new(std::io::BufWriter::new(
             crate::paths::create_private_file(path).with_context(|| format!("creating {}", path.display()))?,
         )),
+        // JSON Lines is exact; Markdown is for reading, on a terminal too.
+        None if matches!(args.format, ExportFormat::Markdown) => {
+            Box::new(crate::display::Visible(std::io::BufWriter::new(std::io::stdout().lock())))
+        }
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let (n, what) = match args.format {

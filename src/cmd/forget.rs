@@ -46,7 +46,13 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> Result<Exit> {
             return print_json(&serde_json::json!({"dry_run": true, "turns": doomed})).map(|_| Exit::Ok);
         }
         for t in &doomed {
-            println!("turn {}\t{}\t{}\t{}", t.id, t.session, crate::when::local_of(&t.at), t.preview);
+            println!(
+                "turn {}\t{}\t{}\t{}",
+                t.id,
+                crate::display::line(&t.session),
+                crate::when::local_of(&t.at),
+                crate::display::line(&t.preview)
+            );
         }
         println!("would forget {} turns", doomed.len());
         return Ok(Exit::Ok);

@@ -69,7 +69,7 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
         }
         Err(e) => {
             let line = format!("{e:#}").replace('\n', " ");
-            eprintln!("ragger: hook {name}: {line}");
+            crate::display::eprint(&format!("hook {name}: {line}"));
             if let Ok(state) = &state {
                 if let Err(e) = crate::hook_failure::record(state, name, &line) {
                     eprintln!("ragger: hook {name}: recording the failure in {}: {e}", state.display());
@@ -133,7 +133,7 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
             let quiet = ctx.quiet();
             let mut warn = |m: String| {
                 if !quiet {
-                    eprintln!("ragger: hook claude-code: {m}");
+                    crate::display::eprint(&format!("hook claude-code: {m}"));
                 }
             };
             let r = import_file(&mut store, &path, Format::ClaudeCode, &opts, &mut warn)?;

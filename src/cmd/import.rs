@@ -16,7 +16,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
     for p in &args.paths {
         if p.is_dir() {
             if let Err(e) = jsonl_files(p, &mut files) {
-                eprintln!("ragger: {}: {e}", p.display());
+                crate::display::eprint(&format!("{}: {e}", p.display()));
                 failed = true;
             }
         } else {
@@ -44,14 +44,14 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
     let quiet = ctx.quiet();
     let mut warn = |m: String| {
         if !quiet {
-            eprintln!("ragger: {m}");
+            crate::display::eprint(&m);
         }
     };
     for f in &files {
         match import_file(&mut store, f, args.format, &opts, &mut warn) {
             Ok(r) => total.add(&r),
             Err(e) => {
-                eprintln!("ragger: {e:#}");
+                crate::display::eprint(&format!("{e:#}"));
                 failed = true;
             }
         }

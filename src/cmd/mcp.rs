@@ -134,15 +134,294 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serve on stdin/stdout until the client closes the connection.
+/// Serve on stdin/stdout until the client closes the connection, and
+/// answer every request read before that (see [`LineTransport`]).
 pub fn run(ctx: Ctx) -> anyhow::Result<Exit> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     rt.block_on(async {
         let service = Server::new(ctx)
-            .serve(rmcp::transport::stdio())
+            .serve(LineTransport::start())
             .await
             .map_err(|e| anyhow::anyhow!("MCP initialization failed: {e}"))?;
         service.waiting().await?;
         Ok(Exit::Ok)
     })
+}
+
+/// The longest line (one JSON-RPC message) read whole; a longer one is
+/// skipped to its newline and answered with a parse error.
+const MAX_LINE: usize = 16 << 20;
+
+type ClientMessage = rmcp::service::RxJsonRpcMessage<rmcp::RoleServer>;
+type ServerMessage = rmcp::service::TxJsonRpcMessage<rmcp::RoleServer>;
+
+/// JSON-RPC over stdio lines, in front of rmcp's service loop, which on
+/// its own stops at end of input with requests still running, answers no
+/// line it cannot parse, and drops the first of two running requests that
+/// share an id. Here:
+/// - a line that is not UTF-8 JSON, or longer than [`MAX_LINE`], gets a
+///   -32700 parse error; a JSON value that is no message gets -32600;
+/// - a request whose id is in flight waits until the first is answered;
+/// - at end of input, the service sees the end only once every request
+///   read has been answered.
+struct LineTransport {
+    incoming: tokio::sync::mpsc::UnboundedReceiver<(Option<String>, ClientMessage)>,
+    input_done: bool,
+    shared: Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    state: std::sync::Mutex<Flight>,
+    wake: tokio::sync::Notify,
+    out: std::sync::Mutex<()>,
+}
+
+/// Requests read and not answered yet, by id (its JSON text).
+#[derive(Default)]
+struct Flight {
+    running: std::collections::HashSet<String>,
+    /// Requests whose id was running when they came, in arrival order.
+    waiting: Vec<(String, ClientMessage)>,
+    /// Requests let through, to hand to the service.
+    ready: std::collections::VecDeque<ClientMessage>,
+}
+
+impl Flight {
+    /// The request `key` is answered (or cancelled): let the next one with
+    /// the same id through.
+    fn finish(&mut self, key: &str) {
+        self.running.remove(key);
+        if let Some(i) = self.waiting.iter().position(|(k, _)| k == key) {
+            let (k, m) = self.waiting.remove(i);
+            self.running.insert(k);
+            self.ready.push_back(m);
+        }
+    }
+}
+
+impl Shared {
+    /// One whole line on stdout.
+    fn write_line(&self, line: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        let _one_writer = self.out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut out = std::io::stdout().lock();
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+
+    fn error_reply(&self, id: serde_json::Value, code: i64, message: &str) {
+        let reply = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+        let _ = self.write_line(&reply.to_string());
+    }
+}
+
+impl LineTransport {
+    fn start() -> LineTransport {
+        let (tx, incoming) = tokio::sync::mpsc::unbounded_channel();
+        let shared = Arc::new(Shared::default());
+        let reader = shared.clone();
+        // A blocking reader on its own thread: a read of stdin cannot be
+        // cancelled, and the process ends without waiting for it.
+        std::thread::spawn(move || read_lines(&mut std::io::stdin().lock(), &reader, &tx));
+        LineTransport { incoming, input_done: false, shared }
+    }
+
+    /// A request whose id is running waits; a cancellation lets the next
+    /// request with that id through.
+    fn admit(&mut self, key: Option<String>, m: ClientMessage) -> Option<ClientMessage> {
+        let mut flight = self.shared.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let rmcp::model::JsonRpcMessage::Notification(n) = &m {
+            if let rmcp::model::ClientNotification::CancelledNotification(c) = &n.notification {
+                if let Some(id) = &c.params.request_id {
+                    flight.finish(&id_key(&id.clone().into_json_value()));
+                    self.shared.wake.notify_one();
+                }
+            }
+        }
+        match key {
+            Some(k) if flight.running.contains(&k) => {
+                flight.waiting.push((k, m));
+                None
+            }
+            Some(k) => {
+                flight.running.insert(k);
+                Some(m)
+            }
+            None => Some(m),
+        }
+    }
+}
+
+/// The key of a request id: its JSON text (`1`, `"a"`).
+fn id_key(id: &serde_json::Value) -> String {
+    id.to_string()
+}
+
+/// Read stdin line by line (bounded), answer what cannot be a message,
+/// and pass the rest on with the key of their id when they are requests.
+fn read_lines(
+    input: &mut impl std::io::BufRead,
+    shared: &Shared,
+    tx: &tokio::sync::mpsc::UnboundedSender<(Option<String>, ClientMessage)>,
+) {
+    let mut line = Vec::new();
+    while let Ok(Some(whole)) = read_bounded_line(input, MAX_LINE, &mut line) {
+        if !whole {
+            shared.error_reply(
+                serde_json::Value::Null,
+                -32700,
+                &format!("Parse error: line longer than {} MiB", MAX_LINE >> 20),
+            );
+            continue;
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let value: serde_json::Value = match std::str::from_utf8(&line) {
+            Err(_) => {
+                shared.error_reply(serde_json::Value::Null, -32700, "Parse error: the line is not UTF-8");
+                continue;
+            }
+            Ok(text) => match serde_json::from_str(text) {
+                Ok(v) => v,
+                Err(e) => {
+                    shared.error_reply(serde_json::Value::Null, -32700, &format!("Parse error: {e}"));
+                    continue;
+                }
+            },
+        };
+        let id = value.get("id").filter(|id| !id.is_null()).cloned();
+        let is_request = value.get("method").is_some() && id.is_some();
+        match serde_json::from_value::<ClientMessage>(value) {
+            Ok(m) => {
+                let key = if is_request { id.as_ref().map(id_key) } else { None };
+                if tx.send((key, m)).is_err() {
+                    break; // the service has stopped
+                }
+            }
+            // A notification gets no answer, not even an error.
+            Err(_) if !is_request && id.is_none() && !line.starts_with(b"[") => {}
+            Err(e) => shared.error_reply(id.unwrap_or_default(), -32600, &format!("Invalid Request: {e}")),
+        }
+    }
+}
+
+/// The next line of `input` without its newline, into `line`: `Some(true)`
+/// a whole line, `Some(false)` a line longer than `max` (skipped to its
+/// end), `None` the end of input.
+fn read_bounded_line(
+    input: &mut impl std::io::BufRead,
+    max: usize,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Option<bool>> {
+    line.clear();
+    let (mut any, mut too_long) = (false, false);
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(any.then_some(!too_long));
+        }
+        any = true;
+        let (chunk, used, end) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > max {
+                too_long = true;
+                line.clear();
+                line.shrink_to(0);
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        input.consume(used);
+        if end {
+            return Ok(Some(!too_long));
+        }
+    }
+}
+
+impl rmcp::transport::Transport<rmcp::RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerMessage,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        use rmcp::model::JsonRpcMessage;
+        let answered = match &item {
+            JsonRpcMessage::Response(r) => Some(r.id.clone()),
+            JsonRpcMessage::Error(e) => e.id.clone(),
+            _ => None,
+        };
+        let written =
+            serde_json::to_string(&item).map_err(std::io::Error::other).and_then(|l| self.shared.write_line(&l));
+        if let Some(id) = answered {
+            let mut flight = self.shared.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            flight.finish(&id_key(&id.into_json_value()));
+            drop(flight);
+            self.shared.wake.notify_one();
+        }
+        std::future::ready(written)
+    }
+
+    async fn receive(&mut self) -> Option<ClientMessage> {
+        {
+            loop {
+                {
+                    let mut flight = self.shared.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if let Some(m) = flight.ready.pop_front() {
+                        return Some(m);
+                    }
+                    if self.input_done && flight.running.is_empty() && flight.waiting.is_empty() {
+                        return None;
+                    }
+                }
+                if self.input_done {
+                    self.shared.wake.notified().await;
+                    continue;
+                }
+                let shared = self.shared.clone();
+                tokio::select! {
+                    m = self.incoming.recv() => match m {
+                        None => self.input_done = true,
+                        Some((key, m)) => {
+                            if let Some(m) = self.admit(key, m) {
+                                return Some(m);
+                            }
+                        }
+                    },
+                    _ = shared.wake.notified() => {}
+                }
+            }
+        }
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        std::future::ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_bounded_line;
+
+    #[test]
+    fn lines_are_read_whole_up_to_the_bound_and_longer_ones_skipped() {
+        let mut input = std::io::BufReader::with_capacity(4, &b"ab\n0123456789\nlast"[..]);
+        let mut line = Vec::new();
+        assert_eq!(read_bounded_line(&mut input, 8, &mut line).unwrap(), Some(true));
+        assert_eq!(line, b"ab");
+        assert_eq!(read_bounded_line(&mut input, 8, &mut line).unwrap(), Some(false));
+        assert_eq!(read_bounded_line(&mut input, 8, &mut line).unwrap(), Some(true));
+        assert_eq!(line, b"last");
+        assert_eq!(read_bounded_line(&mut input, 8, &mut line).unwrap(), None);
+    }
 }

@@ -68,20 +68,25 @@ fn local(_: &Config, _: &Paths, _: u8) -> Result<Box<dyn MemoryModel>, ModelErro
 
 /// Whether an API key may be sent to `url`: not over plain http, unless
 /// the server is on this machine (a loopback address or `localhost`).
-fn key_may_travel(url: &str) -> bool {
-    let lower = url.trim().to_ascii_lowercase();
-    let Some(rest) = lower.strip_prefix("http://") else {
-        return true; // https, or a scheme the client refuses anyway
+/// Decided on the URL as the HTTP client parses it (the `url` crate, which
+/// ureq uses), never by splitting the string: `http://a:1\@127.0.0.1/`
+/// goes to `a` (a backslash ends the authority of an http URL).
+pub(crate) fn key_may_travel(url: &str) -> bool {
+    let Ok(parsed) = url::Url::parse(url.trim()) else {
+        return false; // the client refuses it too; nothing is sent
     };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host_port = authority.rsplit('@').next().unwrap_or_default();
-    let host = match host_port.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or_default(),
-        None => host_port.split(':').next().unwrap_or_default(),
-    };
-    host == "localhost"
-        || host.ends_with(".localhost")
-        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    if parsed.scheme() != "http" {
+        return parsed.scheme() == "https";
+    }
+    match parsed.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// Where the configured model lives, for messages and `doctor`.
@@ -117,6 +122,11 @@ mod tests {
             "http://127.0.0.1.evil.example/v1",
             "http://localhost.evil.example/v1",
             "http://127.0.0.1@evil.example/v1",
+            // A backslash ends the authority: the request goes to 192.0.2.2.
+            "http://192.0.2.2:8080\\@127.0.0.1/v1",
+            "http://192.0.2.2\\@localhost/v1",
+            "http://0.0.0.0:8080/v1",
+            "not a url",
         ] {
             assert!(!key_may_travel(url), "{url}");
         }

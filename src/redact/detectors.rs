@@ -53,6 +53,14 @@ pub(super) const BUILTIN: &[Builtin] = &[
         Show::Nothing,
         None,
     ),
+    // A key pasted without its BEGIN line: base64 lines up to the END line.
+    rule(
+        "private-key",
+        &["private key"],
+        r"(?:[A-Za-z0-9+/=]{16,}\r?\n)+[A-Za-z0-9+/=]*\r?\n?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
+        Show::Nothing,
+        None,
+    ),
     rule(
         "anthropic-key",
         &["sk-ant-"],
@@ -101,6 +109,15 @@ pub(super) const BUILTIN: &[Builtin] = &[
         Show::Nothing,
         Some(mixed_case_and_digit),
     ).tail(16).run(40),
+    // A secret a few lines after its key id (`aws configure` output, a
+    // pasted credentials file with other keys between).
+    rule(
+        "aws-secret-key",
+        &["akia", "asia", "abia", "acca"],
+        r#"(?s)(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}.{0,300}?[^A-Za-z0-9/+=](?P<s>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        Show::Nothing,
+        Some(mixed_case_and_digit),
+    ).tail(16).run(40),
     rule(
         "aws-access-key-id",
         &["akia", "asia", "abia", "acca"],
@@ -108,6 +125,115 @@ pub(super) const BUILTIN: &[Builtin] = &[
         Show::PrefixAndTwo,
         None,
     ).tail(16),
+    rule("vault-token", &["hvs.", "hvb.", "hvr."], r"(?-u:\b)(?P<p>hv[sbr]\.)[A-Za-z0-9_\-]{24,}", Show::PrefixAndTwo, Some(random_run)).tail(24),
+    rule("npm-token", &["npm_"], r"(?-u:\b)(?P<p>npm_)[A-Za-z0-9]{36}(?-u:\b)", Show::PrefixAndTwo, Some(has_digit)).tail(36),
+    rule(
+        "pypi-token",
+        &["pypi-ageichlwas5vcmc"],
+        r"(?-u:\b)(?P<p>pypi-)AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}",
+        Show::PrefixAndTwo,
+        None,
+    ),
+    rule("huggingface-token", &["hf_"], r"(?-u:\b)(?P<p>hf_)[A-Za-z]{34,}(?-u:\b)", Show::PrefixAndTwo, Some(mixed_case)).tail(34),
+    rule("twilio-key", &["sk"], r"(?-u:\b)(?P<p>SK)[0-9a-f]{32}(?-u:\b)", Show::PrefixAndTwo, Some(random_run)).tail(32),
+    rule(
+        "sendgrid-key",
+        &["sg."],
+        r"(?-u:\b)(?P<p>SG\.)[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?-u:\b)",
+        Show::PrefixAndTwo,
+        None,
+    ).tail(22),
+    rule(
+        "slack-webhook",
+        &["hooks.slack.com/"],
+        r"(?i)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_\-]+(?:/[A-Za-z0-9_\-]+)+)",
+        Show::Nothing,
+        Some(random_run),
+    ),
+    rule(
+        "discord-webhook",
+        &["/api/webhooks/"],
+        r"(?i)discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/(?P<s>[A-Za-z0-9_\-]{60,})",
+        Show::Nothing,
+        None,
+    ),
+    rule(
+        "discord-token",
+        &["."],
+        r"(?-u:\b)[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}(?-u:\b)",
+        Show::Nothing,
+        Some(mixed_case_and_digit),
+    ).tail(6).run(27),
+    rule("telegram-bot-token", &[":aa"], r"(?:(?-u:\b)|bot)(?P<s>[0-9]{8,10}:AA[A-Za-z0-9_\-]{33})(?-u:\b)", Show::Nothing, None).tail(33),
+    rule("webhook-secret", &["whsec_"], r"(?-u:\b)(?P<p>whsec_)[A-Za-z0-9+/=]{24,}", Show::PrefixAndTwo, Some(random_run)).tail(24),
+    rule(
+        "digitalocean-token",
+        &["dop_v1_", "doo_v1_", "dor_v1_"],
+        r"(?-u:\b)(?P<p>do[opr]_v1_)[a-f0-9]{64}(?-u:\b)",
+        Show::PrefixAndTwo,
+        None,
+    ).tail(64),
+    // Other vendors' prefixed tokens (the formats secret scanners know):
+    // Shopify, PlanetScale, Doppler, Postman, Linear, Grafana, Databricks,
+    // Groq, Replicate, xAI, Perplexity, Atlassian, Sentry, 1Password,
+    // Artifactory, Alibaba, Age.
+    rule(
+        "api-token",
+        &[
+            "shpat_", "shpss_", "shpca_", "shppa_", "pscale_", "dp.pt.", "dp.st.", "pmak-", "lin_api_", "glc_",
+            "glsa_", "dapi", "gsk_", "r8_", "xai-", "pplx-", "atatt3", "sntrys_", "ops_eyj", "akcp", "ltai",
+            "age-secret-key-1",
+        ],
+        r"(?-u:\b)(?P<p>shp(?:at|ss|ca|pa)_|pscale_(?:tkn|pw|oauth)_|dp\.(?:pt|st)\.|PMAK-|lin_api_|gl(?:c|sa)_|dapi|gsk_|r8_|xai-|pplx-|ATATT3|sntrys_|ops_eyJ|AKCp|LTAI|AGE-SECRET-KEY-1)[A-Za-z0-9_\-+/=]{20,}",
+        Show::PrefixAndTwo,
+        Some(random_run),
+    ),
+    rule(
+        "azure-storage-key",
+        &["accountkey=", "sharedaccesskey="],
+        r"(?i)(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
+        Show::Nothing,
+        Some(random_run),
+    ),
+    rule(
+        "azure-sas",
+        &["sig="],
+        r"(?i)(?:^|[?&;\s])sig=(?P<s>[A-Za-z0-9%+/]{20,}(?:%3D|=){0,2})",
+        Show::Nothing,
+        Some(random_run),
+    ),
+    rule(
+        "azure-client-secret",
+        &["q~"],
+        r"(?:^|[^A-Za-z0-9_~.])(?P<s>[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)",
+        Show::Nothing,
+        None,
+    ),
+    // Passwords on command lines: `mysql -pSECRET`, `curl -u user:pass`,
+    // `docker login -p`, `sshpass -p`, `az login -p` (a login command where
+    // a command starts, so that prose about `-p` stays).
+    rule(
+        "password",
+        &["mysql"],
+        r#"(?-u:\b)mysql(?:dump|admin|sh|import|check)?(?-u:\b)[^\n]*?[ \t]-p['"]?(?P<s>[^\s'"]+)"#,
+        Show::Nothing,
+        Some(cli_password),
+    ),
+    rule(
+        "password",
+        &["curl"],
+        r#"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)(?:[ \t]+|=)?['"]?[^\s:'"]+:(?P<s>[^\s'"]+)"#,
+        Show::Nothing,
+        Some(cli_password),
+    ),
+    rule(
+        "password",
+        &["login"],
+        r#"(?m)(?:^|[;&|`(][ \t]*|\$[ \t]+)(?:sudo[ \t]+)?(?:docker|podman|nerdctl|helm|oras|az|buildah|skopeo)[ \t]+(?:registry[ \t]+)?login(?-u:\b)[^\n]*?[ \t](?:-p|--password)(?:[ \t]+|=)['"]?(?P<s>[^\s'"]+)"#,
+        Show::Nothing,
+        Some(cli_password),
+    ),
+    rule("password", &["sshpass"], r#"(?-u:\b)sshpass[ \t]+-p[ \t]*['"]?(?P<s>[^\s'"]+)"#, Show::Nothing, Some(cli_password)),
     rule(
         "jwt",
         &["eyj"],
@@ -141,9 +267,9 @@ pub(super) const BUILTIN: &[Builtin] = &[
     rule(
         "assignment",
         &["pass", "pwd", "secret", "token", "key", "credential"],
-        r#"(?-u:\b)(?P<k>[A-Za-z0-9_.\-]+)["']?[ \t]*(?::|=|:=|=>)[ \t]*["']?(?P<s>[^\s"'`,;&<>]{8,})"#,
+        r#"(?-u:\b)(?P<k>[A-Za-z0-9_.\-]+)\\?["']?[ \t]*(?::|=|:=|=>)[ \t]*\\?["']?(?P<s>[^\s"'`,;&<>\\]{8,})"#,
         Show::Nothing,
-        Some(high_entropy),
+        None,
     ),
 ];
 
@@ -153,6 +279,16 @@ fn random_run(s: &str) -> bool {
     s.split(|c: char| !c.is_ascii_alphanumeric()).any(|run| {
         run.len() >= 16 && run.bytes().any(|b| b.is_ascii_digit()) && run.bytes().any(|b| b.is_ascii_alphabetic())
     })
+}
+
+fn mixed_case(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_uppercase()) && s.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// A password given on a command line, not a reference to one
+/// (`-p"$PASS"`, `-p$(cat f)`) nor the next option.
+fn cli_password(s: &str) -> bool {
+    !placeholder(s) && !s.starts_with('-') && !s.starts_with('`')
 }
 
 fn has_digit(s: &str) -> bool {
@@ -179,13 +315,21 @@ fn entropy(s: &str) -> f64 {
 
 /// Placeholders and references are not secrets: `$DB_PASS`, `${X}`,
 /// `<password>`, `{{ token }}`, `****`, `os.environ[...]`, `get_token()`.
-fn placeholder(s: &str) -> bool {
+pub(super) fn placeholder(s: &str) -> bool {
     let first = s.chars().next().unwrap_or(' ');
     matches!(first, '$' | '{' | '<' | '%' | '[' | '(' | '*' | '.')
         || s.contains('(')
         || s.contains("${")
         || s.chars().all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
         || s.starts_with(MARKER)
+        || documentation_example(s)
+}
+
+/// The example keys of vendors' documentation (AWS's
+/// `AKIAIOSFODNN7EXAMPLE` and `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`):
+/// published, so not a secret, and mangling them makes docs unreadable.
+pub(super) fn documentation_example(s: &str) -> bool {
+    s.contains("EXAMPLE")
 }
 
 /// A password in a URL, not a placeholder (`${PGPASSWORD}`, `<password>`).
@@ -193,9 +337,92 @@ fn url_password(s: &str) -> bool {
     s.len() <= 128 && !placeholder(s)
 }
 
+/// Whether the value of an assignment whose name announces `kind` is a
+/// secret: it looks random (letters and digits, or a long run of letters
+/// in mixed case), is no placeholder and no identifier (`MyClass2Handler`);
+/// a password may also be a passphrase of capitalised words
+/// (`CorrectHorseBatteryStaple`). Words, names (`settings.SECRET_KEY`),
+/// numbers and `changeme` stay.
+pub(super) fn assigned_secret(kind: &str, s: &str) -> bool {
+    if placeholder(s) {
+        return false;
+    }
+    let random = high_entropy(s) || random_letters(s);
+    match kind {
+        "password" => random || passphrase(s),
+        _ => random && !identifier(s),
+    }
+}
+
+/// Letter runs of an identifier: split at case changes (`HTTPServer`:
+/// `HTTP`, `Server`), digits and punctuation.
+fn word_pieces(s: &str) -> Vec<&str> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut start = None;
+    for i in 0..=b.len() {
+        let c = b.get(i).copied();
+        let letter = c.is_some_and(|c| c.is_ascii_alphabetic());
+        let boundary = match (start, c) {
+            (Some(st), Some(c)) if letter && i > st => {
+                let prev = b[i - 1];
+                // aB, or the B of ABc (HTTPServer -> HTTP + Server)
+                (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+                    || (prev.is_ascii_uppercase()
+                        && c.is_ascii_uppercase()
+                        && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase()))
+            }
+            _ => false,
+        };
+        if let Some(st) = start {
+            if !letter || boundary {
+                out.push(&s[st..i]);
+                start = None;
+            }
+        }
+        if letter && start.is_none() {
+            start = Some(i);
+        }
+    }
+    out
+}
+
+fn vowels(w: &str) -> usize {
+    w.bytes().filter(|b| matches!(b.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u' | b'y')).count()
+}
+
+/// Shaped like a name in code: word-like letter runs (three letters or
+/// more on average, each longer one with vowels), at most one digit run.
+fn identifier(s: &str) -> bool {
+    if !s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')) {
+        return false;
+    }
+    let pieces = word_pieces(s);
+    let letters: usize = pieces.iter().map(|p| p.len()).sum();
+    let digit_runs = s.split(|c: char| !c.is_ascii_digit()).filter(|r| !r.is_empty()).count();
+    !pieces.is_empty()
+        && digit_runs <= 1
+        && letters * 10 >= pieces.len() * 30
+        && pieces.iter().all(|p| p.len() < 4 || vowels(p) * 5 >= p.len())
+}
+
+/// A run of letters in mixed case that is no run of words: the shape of a
+/// random key without digits (`export FOO_TOKEN=qWxKpLmZ…`).
+fn random_letters(s: &str) -> bool {
+    s.len() >= 16 && s.bytes().all(|b| b.is_ascii_alphabetic()) && mixed_case(s) && !identifier(s) && entropy(s) >= 3.5
+}
+
+/// Three or more capitalised words run together, twelve letters or more.
+fn passphrase(s: &str) -> bool {
+    let pieces = word_pieces(s);
+    s.len() >= 12
+        && s.bytes().all(|b| b.is_ascii_alphanumeric())
+        && pieces.len() >= 3
+        && pieces.iter().all(|p| p.as_bytes()[0].is_ascii_uppercase() && p.len() >= 3 && vowels(p) > 0)
+}
+
 /// A value that looks random: no placeholder, letters and digits, and more
-/// than three bits of entropy a character. Words, identifiers
-/// (`settings.SECRET_KEY`), numbers and `changeme` stay.
+/// than three bits of entropy a character.
 fn high_entropy(s: &str) -> bool {
     !placeholder(s)
         && s.bytes().any(|b| b.is_ascii_digit())

@@ -23,7 +23,7 @@ fn builtin_regex(pattern: &str) -> std::result::Result<BytesRegex, regex::Error>
 
 mod detectors;
 
-use detectors::{assignment_kind, BUILTIN};
+use detectors::{assigned_secret, assignment_kind, documentation_example, BUILTIN};
 
 use crate::config::Privacy;
 use crate::display::one_line;
@@ -60,6 +60,13 @@ struct Detector {
     show: Show,
     check: Option<Check>,
 }
+
+/// Characters that show nothing, and break a secret's shape when pasted
+/// inside it: zero-width space, joiners, word joiner, BOM, soft hyphen.
+const INVISIBLE: &[char] = &['\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{ad}'];
+
+/// The shortest base64 run decoded to look for a secret inside.
+const MIN_ENCODED: usize = 24;
 
 /// Texts at least this long are scanned with the `regex` crate.
 const LONG_TEXT: usize = 16 << 10;
@@ -158,7 +165,68 @@ impl Redactor {
 
     /// Replace every secret in `text` by a marker; returns the text
     /// (borrowed when unchanged) and the number of secrets replaced.
+    /// Besides the detectors' shapes: a secret with invisible characters
+    /// inside (a zero-width space breaks every shape), and base64 that
+    /// decodes to text holding a secret (`base64 .env`).
     pub fn redact<'a>(&self, text: &'a str) -> (Cow<'a, str>, usize) {
+        let (mut out, mut n) = self.redact_shapes(text);
+        if text.contains(INVISIBLE) {
+            // The secret as it would read without them; the text keeps
+            // them when that finds nothing more.
+            let visible: String = text.chars().filter(|c| !INVISIBLE.contains(c)).collect();
+            let (again, m) = self.redact_shapes(&visible);
+            if m > 0 && m >= n {
+                out = Cow::Owned(again.into_owned());
+                n = m;
+            }
+        }
+        if self.enabled() && longest_base64_run(&out) >= MIN_ENCODED {
+            if let Some((again, m)) = self.redact_encoded(&out) {
+                out = Cow::Owned(again);
+                n += m;
+            }
+        }
+        (out, n)
+    }
+
+    /// Base64 runs (wrapped over lines or not) that decode to UTF-8 text in
+    /// which a detector finds a secret: the whole run becomes one marker.
+    fn redact_encoded(&self, text: &str) -> Option<(String, usize)> {
+        use base64::Engine;
+        static RUN: OnceLock<BytesRegex> = OnceLock::new();
+        let re = RUN.get_or_init(|| {
+            builtin_regex(r"[A-Za-z0-9+/]{16,}(?:\r?\n[A-Za-z0-9+/]{4,})*={0,2}").expect("a valid pattern")
+        });
+        let mut out = String::new();
+        let mut last = 0;
+        let mut n = 0;
+        for m in re.find_iter(text.as_bytes()) {
+            if m.len() < MIN_ENCODED {
+                continue;
+            }
+            let run: Vec<u8> = m.as_bytes().iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+            let trimmed = run.strip_suffix(b"==").or_else(|| run.strip_suffix(b"=")).unwrap_or(&run);
+            let Ok(bytes) = base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed) else { continue };
+            let Ok(decoded) = String::from_utf8(bytes) else { continue };
+            if decoded.chars().any(|c| c.is_control() && !c.is_whitespace()) {
+                continue;
+            }
+            if self.redact_shapes(&decoded).1 == 0 {
+                continue;
+            }
+            out.push_str(&text[last..m.start()]);
+            out.push_str(MARKER);
+            out.push_str("base64-secret]");
+            last = m.end();
+            n += 1;
+        }
+        (n > 0).then(|| {
+            out.push_str(&text[last..]);
+            (out, n)
+        })
+    }
+
+    fn redact_shapes<'a>(&self, text: &'a str) -> (Cow<'a, str>, usize) {
         let mut out: Cow<'a, str> = Cow::Borrowed(text);
         let mut total = 0;
         // Anchors are looked up in the original text: a marker that an
@@ -186,11 +254,15 @@ impl Redactor {
                 let kind = match &hit.k {
                     None => &*d.kind,
                     Some(k) => match out.get(k.clone()).and_then(assignment_kind) {
-                        Some((kind, min)) if secret.len() >= min => kind,
+                        Some((kind, min)) if secret.len() >= min && assigned_secret(kind, secret) => kind,
                         _ => continue,
                     },
                 };
-                if secret.contains(MARKER) || d.check.is_some_and(|c| !c(secret)) || self.allowed(secret) {
+                if secret.contains(MARKER)
+                    || d.check.is_some_and(|c| !c(secret))
+                    || (d.anchors_known() && documentation_example(secret))
+                    || self.allowed(secret)
+                {
                     continue;
                 }
                 buf.push_str(&out[last..span.start]);

@@ -15,7 +15,7 @@ fn the_issue_example_keeps_kind_prefix_and_surrounding_words() {
 #[test]
 fn redacting_twice_changes_nothing_more() {
     let r = on();
-    let text = "AKIAIOSFODNN7EXAMPLE secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY; token=ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let text = "AKIAQ3EGT5MZ7XWPLR4N secret kX9vQ2mW7pL4rT8yB3nZ6cF1hJ5sD0gA2eK7uI9o; token=ghp_0123456789abcdefghijABCDEFGHIJ012345";
     let (once, n) = r.redact(text);
     assert!(n >= 2, "{once}");
     let (twice, m) = r.redact(&once);
@@ -64,4 +64,40 @@ fn redact_false_changes_nothing() {
     let r = Redactor::new(&Privacy { redact: false, ..Privacy::default() }).unwrap();
     assert!(!r.enabled());
     assert_eq!(r.redact("sk-proj-ABCDEF1234567890abcdef1234567890").1, 0);
+}
+
+#[test]
+fn identifiers_and_documentation_examples_are_no_secrets() {
+    let r = on();
+    for text in [
+        "token: MyClass2Handler",
+        "secret_handler: RequestValidator2Factory",
+        "AKIAIOSFODNN7EXAMPLE",
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ] {
+        let (t, n) = r.redact(text);
+        assert_eq!((t.as_ref(), n), (text, 0));
+    }
+}
+
+#[test]
+fn a_zero_width_space_inside_a_key_does_not_hide_it() {
+    let (t, n) = on().redact("token ghp_0123456789abcdef\u{200b}ghijABCDEFGHIJ012345 ok");
+    assert_eq!(n, 1, "{t}");
+    assert!(!t.contains("ghijABCDEFGHIJ012345"), "{t}");
+    let plain = "a word\u{200b}joined";
+    assert!(matches!(on().redact(plain).0, Cow::Borrowed(_)), "no secret: the text is kept as it was");
+}
+
+#[test]
+fn base64_of_a_secret_is_redacted_and_other_base64_is_not() {
+    use base64::Engine;
+    let env = "DB_PASSWORD=Xy7abc123!Qz\nAPI_KEY=sk-proj-ABCDEF1234567890abcdef1234567890\n";
+    let encoded = base64::engine::general_purpose::STANDARD.encode(env);
+    let text = format!("echo {encoded} | base64 -d > .env");
+    let (t, n) = on().redact(&text);
+    assert_eq!(n, 1, "{t}");
+    assert_eq!(t, "echo [REDACTED:base64-secret] | base64 -d > .env");
+    let harmless = base64::engine::general_purpose::STANDARD.encode("just a plain sentence, nothing secret in it");
+    assert_eq!(on().redact(&harmless).1, 0);
 }

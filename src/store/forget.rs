@@ -30,47 +30,63 @@ fn condition(sel: &Selector) -> (String, Vec<rusqlite::types::Value>) {
         args.push(Value::Integer(b));
         wh.push(format!("t.at < ?{}", args.len()));
     }
-    if let Some(m) = &sel.matching {
-        args.push(Value::Text(m.to_lowercase()));
-        let n = args.len();
-        wh.push(format!(
-            "(instr(lower(t.user_text), ?{n}) > 0 OR instr(lower(t.assistant_text), ?{n}) > 0
-              OR instr(lower(coalesce(t.l2, '')), ?{n}) > 0)"
-        ));
-    }
     (wh.join(" AND "), args)
 }
 
-/// The turns a selector names, oldest first.
+/// The turns a selector names, oldest first. `--match` is decided here,
+/// in Rust, with one case-folding rule on both sides (Unicode lower case:
+/// SQLite's `lower()` folds ASCII only, so "Ölwanne" never met "ölwanne").
 pub fn select(store: &Store, sel: &Selector) -> Result<Vec<DoomedTurn>> {
     let (wh, args) = condition(sel);
+    let needle = sel.matching.as_deref().map(fold_case);
     let mut stmt = store.conn.prepare(&format!(
-        "SELECT t.id, s.external_id, s.project, t.at, substr(t.user_text, 1, 200)
+        "SELECT t.id, s.external_id, s.project, t.at, t.user_text, t.assistant_text, t.l2
          FROM turns t JOIN sessions s ON s.id = t.session_id WHERE {wh} ORDER BY t.at, t.id"
     ))?;
-    let rows = stmt
-        .query_map(params_from_iter(args), |r| {
-            let text: String = r.get(4)?;
-            Ok(DoomedTurn {
-                id: r.get(0)?,
-                session: r.get(1)?,
-                project: r.get(2)?,
-                at: fmt_time(r.get(3)?),
-                preview: preview(&text),
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+    let mut rows = stmt.query(params_from_iter(args))?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let user: String = r.get(4)?;
+        if let Some(needle) = &needle {
+            let assistant: String = r.get(5)?;
+            let l2: Option<String> = r.get(6)?;
+            let found = [Some(user.as_str()), Some(assistant.as_str()), l2.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|text| fold_case(text).contains(needle.as_str()));
+            if !found {
+                continue;
+            }
+        }
+        out.push(DoomedTurn {
+            id: r.get(0)?,
+            session: r.get(1)?,
+            project: r.get(2)?,
+            at: fmt_time(r.get(3)?),
+            preview: preview(&user),
+        });
+    }
+    Ok(out)
+}
+
+/// The case-folding rule of `--match`, for the pattern and the stored text
+/// alike: Unicode lower case.
+fn fold_case(s: &str) -> String {
+    s.to_lowercase()
 }
 
 /// Remove the turns `ids` and everything derived from them, then scrub
 /// the file. The caller holds the run lock, so no pass is folding meanwhile.
 pub fn forget(store: &mut Store, ids: &[i64]) -> Result<Report> {
     let mut report = Report::default();
+    let path = store.path.clone();
     if ids.is_empty() {
+        // A forget whose scrub could not finish (a reader held the WAL, the
+        // process was killed) has already deleted its turns: running it
+        // again finds none, and must still scrub what they left behind.
+        scrub(store).with_context(|| format!("scrubbing database {}", path.display()))?;
         return Ok(report);
     }
-    let path = store.path.clone();
     store.conn.execute_batch("PRAGMA secure_delete = ON").map_err(classify)?;
     let tx = store.write().with_context(|| format!("database {}", path.display()))?;
     tx.execute_batch(

@@ -107,6 +107,10 @@ impl Store {
                 None => e.context(format!("database {}", path.display())),
             });
         }
+        // SQLite creates the WAL and its index with the database's mode, but
+        // keeps them between processes: after a chmod of the database they
+        // would keep the old mode.
+        crate::perms::align_companions(path);
         store.migrate()?;
         Ok(store)
     }

@@ -110,7 +110,10 @@ pub fn redact_stored(store: &mut Store, r: &Redactor, dry_run: bool) -> Result<R
         }
     }
     tx.commit().map_err(classify)?;
-    if !dry_run && rep.secrets > 0 {
+    // Scrub even when nothing was left to redact: an earlier run whose
+    // scrub could not finish has already replaced the secrets, and their
+    // old text is still in the WAL or in free pages.
+    if !dry_run {
         super::forget::scrub(store).with_context(|| format!("scrubbing database {}", path.display()))?;
     }
     Ok(rep)

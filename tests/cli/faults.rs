@@ -229,3 +229,27 @@ fn an_api_key_is_never_sent_over_plain_http_to_another_machine() {
     env.run(&["summarize", "--once"]).ok();
     assert_eq!(server.chat_requests()[0].header("authorization"), Some("Bearer sk-secret"));
 }
+
+/// `http://A:port\@127.0.0.1/v1` reads as 127.0.0.1 to a string split on
+/// `/` and `@`, but the URL parser (and so the request) ends the authority
+/// at the backslash: the host is A. Here A is 0.0.0.0, which Linux routes
+/// to this machine, so the fake server sees whether the key was sent to a
+/// host that is not a loopback address.
+#[test]
+fn an_api_key_is_not_sent_when_the_parsed_host_is_not_loopback() {
+    let server = FakeServer::start(reply);
+    let port = server.url().rsplit(':').next().unwrap().trim_end_matches('/').to_string();
+    let mut env = Env::new().with_config(&format!(
+        "[memory_model]\nbackend = \"openai\"\nurl = 'http://0.0.0.0:{port}\\@127.0.0.1/v1'\nmodel = \"fake-model\"\n\
+         api_key_env = \"MY_KEY\"\ntimeout_seconds = 5\nretries = 0\n"
+    ));
+    env.extra_env.push(("MY_KEY".into(), "sk-secret".into()));
+    env.capture("s", "hello there", "hi", &[]).ok();
+    let r = env.run(&["summarize", "--once"]).code(78);
+    assert!(r.stderr.contains("would travel in clear text"), "{}", r.stderr);
+    assert!(
+        server.requests().iter().all(|q| q.header("authorization").is_none()),
+        "the key reached a server named by a non-loopback host"
+    );
+    assert_untouched(&env, "hello");
+}

@@ -128,3 +128,86 @@ fn mcp_on_a_missing_database_names_it_and_creates_nothing() {
     c.child.wait().unwrap();
     assert!(!env.path("data/ragger").exists(), "ragger mcp created the data folder");
 }
+
+/// Write `input` to `ragger mcp`, close its stdin, and read every line it
+/// answers until it exits (killed after 120 s: a hang fails the test).
+fn exchange(env: &Env, input: Vec<u8>) -> Vec<Value> {
+    let mut c = env.command(&["mcp"]);
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().expect("spawn ragger mcp");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let pid = child.id();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(120));
+        let _ = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+    });
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| l.unwrap())
+        .map(|l| serde_json::from_str(&l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    writer.join().unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "ragger mcp exited with {status}");
+    drop(watchdog);
+    lines
+}
+
+fn line(v: Value) -> Vec<u8> {
+    let mut l = v.to_string().into_bytes();
+    l.push(b'\n');
+    l
+}
+
+fn handshake() -> Vec<u8> {
+    let mut input = line(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params":
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    input.extend(line(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})));
+    input
+}
+
+#[test]
+fn mcp_answers_every_request_sent_before_stdin_closes() {
+    let env = Env::new();
+    env.capture("s1", "the flaky login test", "wait for the cookie", &["--project", "shop"]).ok();
+    let mut input = handshake();
+    for id in 1..=100 {
+        input.extend(line(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "flaky login", "limit": 3}}})));
+    }
+    let answers = exchange(&env, input);
+    let mut ids: Vec<i64> = answers.iter().filter_map(|a| a["id"].as_i64()).collect();
+    ids.sort();
+    assert_eq!(ids, (0..=100).collect::<Vec<_>>(), "every request answered once");
+    assert!(answers.iter().all(|a| a.get("result").is_some()), "{answers:?}");
+}
+
+#[test]
+fn mcp_answers_bad_lines_with_parse_errors_and_runs_same_id_requests_in_turn() {
+    let env = Env::new();
+    env.capture("s1", "a", "b", &["--project", "shop"]).ok();
+    let mut input = handshake();
+    input.extend(b"{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": \n");
+    input.extend(b"{\"jsonrpc\": \"2.0\", \"id\": 6, \"method\": \"tools/list\", \"x\": \"\xff\xfe\"}\n");
+    // Longer than any message ragger reads whole (16 MiB).
+    let mut long = b"{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"tools/list\", \"params\": {\"pad\": \"".to_vec();
+    long.extend(std::iter::repeat_n(b'x', 17 << 20));
+    long.extend(b"\"}}\n");
+    input.extend(long);
+    // Two requests with one id, both in flight at once.
+    for _ in 0..2 {
+        input.extend(line(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "recent", "arguments": {"project": "shop"}}})));
+    }
+    input.extend(line(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})));
+    let answers = exchange(&env, input);
+    let parse_errors = answers.iter().filter(|a| a["error"]["code"] == -32700 && a["id"].is_null()).count();
+    assert_eq!(parse_errors, 3, "malformed JSON, invalid UTF-8 and an over-long line: {answers:?}");
+    let nines = answers.iter().filter(|a| a["id"] == 9 && a.get("result").is_some()).count();
+    assert_eq!(nines, 2, "both requests with id 9 answered: {answers:?}");
+    assert!(answers.iter().any(|a| a["id"] == 10 && a["result"]["tools"].is_array()), "{answers:?}");
+}

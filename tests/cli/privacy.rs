@@ -297,3 +297,118 @@ fn no_secret_of_the_corpus_reaches_the_database_or_the_model() {
         assert!(!contains(&bytes, s), "stored: {s}");
     }
 }
+
+#[test]
+fn forget_match_folds_case_beyond_ascii() {
+    let env = Env::new();
+    env.capture("s1", "Die Ölwanne leckt seit gestern", "Dichtung tauschen.", &[]).ok();
+    env.capture("s2", "ÉCOLE and STRASSE", "ok", &[]).ok();
+    env.capture("s3", "nothing here", "ok", &[]).ok();
+    let dry = env.run(&["forget", "--match", "ÖLWANNE", "--dry-run"]).ok();
+    assert!(dry.stdout.contains("would forget 1 turns"), "{}", dry.stdout);
+    let dry = env.run(&["forget", "--match", "école", "--dry-run"]).ok();
+    assert!(dry.stdout.contains("would forget 1 turns"), "{}", dry.stdout);
+    let r = env.run(&["forget", "--match", "ölwanne", "--json"]).ok().json();
+    assert_eq!(r["turns"], 1, "{r}");
+    assert!(!contains(&db_bytes(&env), "Ölwanne"), "forgotten text left in the files");
+    assert_eq!(env.status()["turns"], 2);
+}
+
+/// A connection that, when dropped, leaves the WAL as it is (no checkpoint
+/// on close): as a reader killed with SIGKILL would.
+fn killable_reader(env: &Env) -> rusqlite::Connection {
+    let c = env.sql();
+    c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true).unwrap();
+    c
+}
+
+/// Run `args` while a reader holds a snapshot, kill it once `committed`
+/// says its change is in, then drop the reader: the command's scrub never
+/// finished.
+fn interrupt_after_commit(env: &Env, args: &[&str], committed: impl Fn(&rusqlite::Connection) -> bool) {
+    let reader = killable_reader(env);
+    reader.execute_batch("BEGIN").unwrap();
+    let _: i64 = reader.query_row("SELECT count(*) FROM turns", [], |r| r.get(0)).unwrap();
+    let mut c = env.command(args);
+    c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        let probe = killable_reader(env);
+        if committed(&probe) {
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the change was never committed");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = child.kill();
+    child.wait().unwrap();
+    drop(reader);
+}
+
+#[test]
+fn a_forget_cut_short_before_its_scrub_finishes_when_run_again() {
+    let env = Env::new();
+    env.capture("s1", "the zebracorn question", "an answer", &[]).ok();
+    env.capture("s2", "another question", "another answer", &[]).ok();
+    assert!(contains(&db_bytes(&env), "zebracorn"), "the setup must have stored the word");
+    interrupt_after_commit(&env, &["forget", "--match", "zebracorn"], |c| {
+        c.query_row("SELECT count(*) FROM turns WHERE user_text LIKE '%zebracorn%'", [], |r| r.get::<_, i64>(0))
+            .unwrap()
+            == 0
+    });
+    assert!(contains(&db_bytes(&env), "zebracorn"), "the interrupted forget left the text behind (setup)");
+    let r = env.run(&["forget", "--match", "zebracorn", "--json"]).ok().json();
+    assert_eq!(r["turns"], 0, "{r}");
+    assert!(!contains(&db_bytes(&env), "zebracorn"), "running forget again must finish the scrub");
+    assert_eq!(env.status()["turns"], 1);
+    env.assert_check();
+}
+
+#[test]
+fn a_redact_cut_short_before_its_scrub_finishes_when_run_again() {
+    let env = Env::new();
+    env.capture("s1", "the zebracorn question", "an answer", &[]).ok();
+    let env = env.with_config("[privacy]\nextra_patterns = [\"zebracorn\"]");
+    interrupt_after_commit(&env, &["redact"], |c| {
+        c.query_row("SELECT count(*) FROM turns WHERE user_text LIKE '%REDACTED%'", [], |r| r.get::<_, i64>(0)).unwrap()
+            == 1
+    });
+    assert!(contains(&db_bytes(&env), "zebracorn"), "the interrupted redact left the text behind (setup)");
+    let r = env.run(&["redact", "--json"]).ok().json();
+    assert_eq!(r["secrets"], 0, "{r}");
+    assert!(!contains(&db_bytes(&env), "zebracorn"), "running redact again must finish the scrub");
+}
+
+#[test]
+fn the_wal_and_its_companions_follow_the_database_mode_and_each_is_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.capture("s1", "a", "b", &[]).ok();
+    // The run lock: a forget takes it.
+    env.run(&["forget", "--match", "nothing like this"]).ok();
+    let db = env.db();
+    let side = |s: &str| {
+        let mut p = db.clone().into_os_string();
+        p.push(s);
+        std::path::PathBuf::from(p)
+    };
+    let all = [db.clone(), side("-wal"), side("-shm"), side(".lock")];
+    // As an older ragger or a loose umask left them.
+    for f in &all {
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let r = env.capture("s1", "c", "d", &[]).ok();
+    for f in &all {
+        let named = r.stderr.lines().any(|l| l.contains(&format!("{} is readable by other users", f.display())));
+        assert!(named, "{} not named:\n{}", f.display(), r.stderr);
+    }
+    // The user follows the advice for the database only.
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let r = env.capture("s1", "new turn text", "f", &[]).ok();
+    for f in &all {
+        assert_eq!(mode(f), 0o600, "{} keeps a mode others can read", f.display());
+    }
+    assert_eq!(r.stderr, "", "nothing left to warn about");
+}

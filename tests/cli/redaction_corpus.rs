@@ -57,6 +57,9 @@ fn recall_is_complete_and_near_misses_stay_untouched() {
         eprintln!("  {kind:<20} {ok}/{n}");
     }
     eprintln!("recall {:.1}% precision on near-misses {:.1}%", recall * 100.0, precision * 100.0);
+    for f in &false_hits {
+        eprintln!("  near-miss redacted: {f}");
+    }
     assert!(missed.is_empty(), "secrets not redacted:\n{}", missed.join("\n"));
     assert!(precision >= 0.98, "near-misses redacted ({:.1}%):\n{}", precision * 100.0, false_hits.join("\n"));
     assert!(negatives >= 100, "the corpus has {negatives} near-misses");

@@ -241,3 +241,58 @@ fn color_always_colours_headings_and_never_or_no_color_does_not() {
         assert!(!plain.contains('\x1b'), "{args:?} {extra:?}: {plain:?}");
     }
 }
+
+/// Issue 33 item 14: the human outputs that still sent escapes through.
+#[test]
+fn context_forget_dry_run_and_markdown_export_show_control_characters() {
+    let (_server, env) = hostile_env();
+    let at = minutes_ago(60);
+    env.capture("s", &format!("hello {TITLE} there"), &format!("reply {LINK}"), &["--project", "p", "--at", &at]).ok();
+    env.run(&["housekeeping"]).ok();
+    let context = env.run(&["context", "--project", "p"]).ok().stdout;
+    assert!(context.contains("\\x1b]8;;http://evil.example"), "the summary is in the block: {context}");
+    assert_inert(&context);
+    let dry = env.run(&["forget", "--match", "hello", "--dry-run"]).ok().stdout;
+    assert!(dry.contains("hello \\x1b]0;pwned\\x07 there"), "{dry}");
+    assert_inert(&dry.replace('\t', " ")); // the format's own column separators
+    let md = env.run(&["export", "--format", "markdown", "--turns"]).ok().stdout;
+    assert!(md.contains("\\x1b]8;;http://evil.example"), "{md}");
+    assert_inert(&md);
+    let jsonl = env.run(&["export", "--format", "jsonl"]).ok().stdout;
+    assert!(jsonl.contains("\\u001b]0;pwned"), "JSON Lines stays exact: {jsonl}");
+}
+
+#[test]
+fn error_messages_show_control_characters_from_paths_configs_and_servers() {
+    let env = Env::new();
+    let r = env.run(&["--db", &format!("/nonexistent/{TITLE}/ragger.db"), "status"]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("\\x1b]0;pwned\\x07"), "{}", r.stderr);
+    assert_inert(&r.stderr);
+    // A TOML error quotes the bad line.
+    let bad = Env::new().with_config(&format!("[memory_model]\nmodel = {CLEAR}"));
+    let r = bad.run(&["status"]);
+    assert_ne!(r.code, 0);
+    assert_inert(&r.stderr);
+    assert!(r.stderr.contains("\\x1b[2J"), "{}", r.stderr);
+    // A server's error body.
+    let server = FakeServer::start(|_| Action::raw(401, format!("{{\"error\": \"bad key {TITLE}\"}}")));
+    let env = Env::new().with_server(&server);
+    env.capture("s", "hello there", "hi", &[]).ok();
+    let r = env.run(&["summarize", "--once"]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("bad key"), "{}", r.stderr);
+    assert_inert(&r.stderr);
+    let r = env.run(&["doctor"]);
+    assert!(r.stdout.contains("bad key"), "{}", r.stdout);
+    assert_inert(&r.stdout);
+    // A server's model name.
+    let server = FakeServer::fixed("OK").with_models(&[&format!("model{TITLE}")]);
+    let env = Env::new().with_config(&format!(
+        "[memory_model]\nbackend = \"openai\"\nurl = \"{}\"\nmodel = \"\"\ntimeout_seconds = 5\nretries = 0\n",
+        server.openai_url()
+    ));
+    let r = env.run(&["doctor"]);
+    assert!(r.stdout.contains("model\\x1b]0;pwned"), "{}", r.stdout);
+    assert_inert(&r.stdout);
+}

@@ -140,6 +140,13 @@ impl Client {
         }
         .timeout(left);
         if let Some(key) = &self.api_key {
+            // The factory refuses such a config; this holds for every
+            // caller, on the very URL of this request.
+            if !crate::llm::factory::key_may_travel(url) {
+                return Err(Failure::Final(ModelError::Refused(format!(
+                    "{url} is plain http to another machine: the API key would travel in clear text"
+                ))));
+            }
             req = req.set("Authorization", &format!("Bearer {key}"));
         }
         let result = match body {
