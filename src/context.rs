@@ -105,10 +105,20 @@ fn new_terms(content: &str, key_terms: &str) -> String {
         .map(str::trim)
         .filter(|t| t.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
         .filter(|t| !t.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '%' | 's')))
+        .filter(|t| !is_count(t) && !TOOL_NAMES.contains(t))
         .filter(|t| !lower.contains(&t.to_lowercase()))
         .take(MAX_SHOWN_TERMS)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// Names of agents' tools (`[tool Bash: …]` lines): no subject of their own.
+const TOOL_NAMES: &[&str] =
+    &["Bash", "Read", "Edit", "MultiEdit", "Write", "Grep", "Glob", "Task", "WebFetch", "TodoWrite", "shell"];
+
+/// A count such as "8 passed" or "2 failed": a number and a word.
+fn is_count(t: &str) -> bool {
+    matches!(t.split_once(' '), Some((n, w)) if n.chars().all(|c| c.is_ascii_digit()) && w.chars().all(char::is_alphabetic))
 }
 
 /// Key terms shown at most beside one summary.
@@ -502,7 +512,7 @@ mod tests {
         let md = markdown(&b);
         // s1's key terms are all in its text: none is shown.
         assert!(!md.contains("key terms") && !md.contains("(also: login"), "{md}");
-        assert_eq!(new_terms("The pool size is 32.", "pool; 32; -l; 14.2s; PgBouncer"), "PgBouncer");
+        assert_eq!(new_terms("The pool size is 32.", "pool; 32; -l; 14.2s; PgBouncer; Bash; 8 passed"), "PgBouncer");
     }
 
     #[test]

@@ -116,7 +116,10 @@ pub fn is_follow_up(user: &str) -> bool {
         "now", "then", "why", "and", "but", "what", "try", "thanks", "great", "works", "worked", "didn't", "doesn't",
     ];
     let ws = words(&without_speakers(user));
-    !ws.is_empty() && ws.len() <= 10 && (BACK.contains(&ws[0].as_str()) || is_filler(user))
+    // Words that name a subject of their own: "the service MARLIN" does.
+    let own = ws.iter().filter(|w| w.chars().count() > 2 && !is_stop_word(w) && !BACK.contains(&w.as_str())).count();
+    let named = crate::pipeline::grounding::terms(user).len();
+    !ws.is_empty() && ws.len() <= 10 && (is_filler(user) || BACK.contains(&ws[0].as_str()) && own <= 2 && named == 0)
 }
 
 /// At most `max` words of a sentence: cut at the last clause boundary
@@ -187,7 +190,11 @@ mod tests {
         for f in ["That fixed it.", "Do it for the whole codebase.", "Same error.", "Why?"] {
             assert!(is_follow_up(f), "{f}");
         }
-        for r in ["How do I back up /srv with restic?", "Write a bread recipe with rye flour for my new oven at home"] {
+        for r in [
+            "How do I back up /srv with restic?",
+            "Write a bread recipe with rye flour for my new oven at home",
+            "Why does the service MARLIN restart at night?",
+        ] {
             assert!(!is_follow_up(r), "{r}");
         }
     }

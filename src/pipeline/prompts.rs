@@ -16,8 +16,9 @@ pub const EXTRACTIVE_VERSION: i64 = -1;
 /// segment made from one L2, the first L4 made from one L3).
 pub const COPY_VERSION: i64 = 0;
 
-const L2_SYSTEM: &str = "You write a short note (one sentence, at most 25 words) about each turn of a conversation \
-for a memory log: its subject, then the outcome (the answer, the fix, the decision) or who said what. \
+const L2_SYSTEM: &str = "You write one-sentence summaries of conversation turns for a memory log: a short note \
+(one sentence, at most 25 words) of each turn's subject, then its outcome (the answer, the fix, the decision) \
+or who said what. \
 Keep every name, number, command, path and flag exactly as written; add nothing that was not said.";
 
 const KEEP: &str = "Keep every name, number, command, path and flag exactly as written; add nothing that was not said.";
@@ -202,7 +203,7 @@ mod tests {
         let last = &a.last().unwrap().content;
         assert!(last.contains("How do I zip a folder?") && last.contains("Use shutil.make_archive."));
         assert_eq!(a[..a.len() - 1], b[..b.len() - 1], "everything before the turn is shared");
-        assert!(a[0].content.contains("one sentence, at most 25 words"));
+        assert!(a[0].content.contains("one-sentence") && a[0].content.contains("at most 25 words"));
         let long = turn_summary(&"u".repeat(5000), &"a".repeat(5000), 400, None);
         let follow = turn_summary("That fixed it.", "Great.", 3000, Some("Why does SMTP time out?"));
         assert!(follow.last().unwrap().content.contains("Why does SMTP time out?"));

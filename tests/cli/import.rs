@@ -379,24 +379,34 @@ fn context_lists_recent_sessions_then_earlier_ones_on_the_subject() {
         let at = format!("2026-03-0{}T10:00:00Z", i + 1);
         env.capture(&format!("s{}", i + 1), user, assistant, &["--project", "shop", "--at", &at]).ok();
     }
+    // Each session is its own segment: the block lists segments by themselves.
+    let listed = |v: &Value| -> Vec<String> {
+        let sessions = |k: &str| v[k].as_array().unwrap().iter().map(|e| e["session"].as_str().unwrap().to_string());
+        sessions("segments").chain(sessions("related")).collect()
+    };
+    // While the sessions are open there is no project summary yet: every
+    // segment is listed, newest first.
+    env.run(&["summarize", "--once"]).ok();
+    let all: Value = env.run(&["context", "--project", "shop", "--json"]).ok().json();
+    assert!(all["project_summary"].is_null(), "{all:#}");
+    assert_eq!(listed(&all).len(), 6, "{all:#}");
+    assert_eq!(listed(&all)[..3], ["s6", "s5", "s4"], "{all:#}");
+    // A query's terms are what the earlier segments are matched on (the
+    // choice itself: `context::tests`, on completed segments).
+    let r: Value = env.run(&["context", "--project", "shop", "--json", "--query", "SameSite cookie"]).ok().json();
+    assert_eq!(r["query"], json!(["SameSite", "cookie"]));
+    // Closed and folded into the project summary: no session is said twice.
     env.run(&["housekeeping"]).ok();
     let all: Value = env.run(&["context", "--project", "shop", "--json"]).ok().json();
-    let sessions = |v: &Value| -> Vec<String> {
-        v.as_array().unwrap().iter().map(|e| e["session"].as_str().unwrap().to_string()).collect()
-    };
-    assert_eq!(sessions(&all["segments"]).len() + sessions(&all["related"]).len(), 6, "{all:#}");
-    assert_eq!(sessions(&all["segments"])[..3], ["s6", "s5", "s4"], "{all:#}");
-    // A budget for the project summary and four or five sessions: the recent three, then the one on the subject.
-    let r: Value = env
-        .run(&["context", "--project", "shop", "--json", "--limit-tokens", "400", "--query", "SameSite cookie"])
-        .ok()
-        .json();
-    assert_eq!(sessions(&r["related"]), ["s1"], "{r:#}");
-    assert_eq!(r["query"], json!(["SameSite", "cookie"]));
-    assert!(!sessions(&r["segments"]).contains(&"s1".to_string()), "{r:#}");
-    let md =
-        env.run(&["context", "--project", "shop", "--limit-tokens", "400", "--query", "SameSite cookie"]).ok().stdout;
-    assert!(md.contains("Earlier sessions on the same subjects:\n- 2026-03-01 (session s1, complete)"), "{md}");
+    let summary = all["project_summary"]["content"].as_str().unwrap().to_string();
+    let md = env.run(&["context", "--project", "shop"]).ok().stdout;
+    for (user, _) in topics {
+        let said = md.matches(user).count();
+        assert!(said <= 1, "{user:?} said {said} times: {md}");
+    }
+    for e in all["segments"].as_array().unwrap() {
+        assert!(!summary.contains(e["content"].as_str().unwrap()), "repeats the project summary: {all:#}");
+    }
 }
 
 #[test]

@@ -37,7 +37,8 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     let ask = clip_words(ask.trim(), ask_budget);
     match (ask.is_empty(), answer) {
         (false, Some(a)) => {
-            let left = L2_MAX_WORDS.saturating_sub(ask.split_whitespace().count()).max(6);
+            // The dash between them counts as a word.
+            let left = L2_MAX_WORDS.saturating_sub(ask.split_whitespace().count() + 1).max(6);
             format!("{} — {}", ask.trim_end_matches(['.', '…']), clip_words(&a, left))
         }
         (false, None) => ask,
