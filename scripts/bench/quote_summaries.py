@@ -8,6 +8,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -36,7 +37,9 @@ def words(text):
 
 
 def quote(text):
-    return "\n".join("> " + line if line.strip() else ">" for line in (text or "").strip().splitlines()) or "> (empty)"
+    """The text verbatim in a fence (BENCHMARKS.md's prose re-filling leaves fences alone)."""
+    body = re.sub(r"\n\s*\n", "\n", (text or "").strip()) or "(empty)"  # a blank line would end the fence's paragraph
+    return "```text\n" + body + "\n```"
 
 
 def report(r, title):
@@ -66,6 +69,9 @@ def main():
     ap.add_argument("--model-path")
     ap.add_argument("--no-demo", action="store_true")
     ap.add_argument("--keep", help="keep the databases in this folder")
+    ap.add_argument("--write", action="store_true", help="also write the quotes as the 'Summaries quoted (issue 31)' section of BENCHMARKS.md")
+    ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--command", default="scripts/bench/quote-summaries.sh")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
         bl.die(PROG, f"no ragger binary at {a.bin} (build it: cargo build --release)", 2)
@@ -79,8 +85,9 @@ def main():
         cfg = os.path.join(work, "config.toml")
         with open(cfg, "w") as f:
             f.write(bl.base_config(None, threads=a.threads, model_path=a.model_path))
-        print(f"_{bl.ragger_version(a.bin)}, commit {bl.git_describe()}, "
-              f"{dt.datetime.now(dt.timezone.utc).strftime('%Y-%m-%dT%H:%MZ')}, embedded defaults_\n")
+        parts = [f"_Produced by `scripts/bench/quote-summaries.sh` with {bl.ragger_version(a.bin)} (commit {bl.git_describe()}), "
+                 f"{dt.datetime.now(dt.timezone.utc).strftime('%Y-%m-%dT%H:%MZ')}, embedded defaults:_\n\n```sh\n{a.command}\n```\n"]
+        print(parts[0])
         if not a.no_demo:
             r = bl.Ragger(a.bin, cfg, os.path.join(work, "demo.db"))
             t0 = dt.datetime.now(dt.timezone.utc).replace(microsecond=0) - dt.timedelta(hours=2)
@@ -90,16 +97,21 @@ def main():
             r.run("capture", "--stdin", stdin="".join(json.dumps(x) + "\n" for x in lines))
             bl.say(PROG, "demo: 6 turns; summarising")
             calls = summarise(r)
-            print(report(r, f"The demo (scripts/demo.sh, 6 turns; {calls} model calls)"))
+            parts.append(report(r, f"The demo (scripts/demo.sh, 6 turns; {calls} model calls)"))
+            print(parts[-1])
         for i, t in enumerate(transcripts):
             r = bl.Ragger(a.bin, cfg, os.path.join(work, f"transcript{i}.db"))
             r.run("import", "claude-code", t)
             bl.say(PROG, f"{os.path.basename(t)}: imported; summarising")
             calls = summarise(r)
-            print(report(r, f"Agent transcript `{os.path.relpath(t, bl.ROOT)}` ({calls} model calls)"))
+            parts.append(report(r, f"Agent transcript `{os.path.relpath(t, bl.ROOT)}` ({calls} model calls)"))
+            print(parts[-1])
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
+    if a.write:
+        bl.write_section(a.out, "Summaries quoted (issue 31)", "\n\n".join(p.strip() for p in parts))
+        bl.say(PROG, f"section 'Summaries quoted (issue 31)' written to {a.out}")
     return 0
 
 
