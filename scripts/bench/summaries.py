@@ -494,7 +494,7 @@ def main():
     partial = [s["n"] for s in sessions.values() if s["partial"]]
     if partial:
         notes.append(f"Session(s) {', '.join(map(str, partial))} only partly captured (--max-turns): scored against the whole session's references.")
-    examples = [e for r_ in rows for e in r_.examples[:3]]
+    examples = list(dict.fromkeys(e for r_ in rows for e in r_.examples[:3]))
     for t in (table, ctx_table, speed_table, goal_table):
         print(t + "\n")
     for n_ in notes:
