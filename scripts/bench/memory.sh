@@ -24,10 +24,20 @@
 #                   0: all cores; 1 is much faster on a busy machine)
 #   --keep DIR      keep the databases in DIR
 #   --no-write      print the table, leave BENCHMARKS.md alone
+#   --summaries     instead, the summary-quality benchmark (issue 31):
+#                   scripts/bench/summaries.sh with the other arguments
+#                   (--bin, or --before and --after; see its --help)
 # Needs python3 (standard library only) and the models fetched by
 # scripts/fetch-models.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+for x in "$@"; do
+  if [[ $x == --summaries ]]; then
+    rest=()
+    for y in "$@"; do [[ $y == --summaries ]] || rest+=("$y"); done
+    exec "$root/scripts/bench/summaries.sh" ${rest[@]+"${rest[@]}"}
+  fi
+done
 bin=$root/target/release/ragger
 args=()
 while [[ $# -gt 0 ]]; do
