@@ -17,12 +17,16 @@ pub const L3_MAX_WORDS: usize = 150;
 /// A project summary (L4) stays within this many words, whatever its history.
 pub const L4_MAX_WORDS: usize = 250;
 
-/// The word budget of a session summary that covers `running` (the summary
-/// so far, which stands for the turns it already covers) and new turns of
-/// `new_words` words.
-pub fn l3_budget(running: Option<&str>, new_words: usize) -> usize {
-    let so_far = running.map_or(0, word_count);
-    (so_far + (new_words as f32 * L3_SHARE).ceil() as usize).clamp(L3_MIN_WORDS, L3_MAX_WORDS)
+/// The word budget of a segment's summary whose turns hold `words` words
+/// (those it already covers and the new ones).
+pub fn l3_budget(words: usize) -> usize {
+    ((words as f32 * L3_SHARE).ceil() as usize).clamp(L3_MIN_WORDS, L3_MAX_WORDS)
+}
+
+/// About how many words a text of `chars` characters holds (six a word,
+/// the space included), for turns whose words are not read.
+pub fn words_of_chars(chars: usize) -> usize {
+    chars.div_ceil(6)
 }
 
 pub fn word_count(text: &str) -> usize {
@@ -201,11 +205,11 @@ mod tests {
 
     #[test]
     fn the_l3_budget_grows_with_the_segment_within_its_bounds() {
-        assert_eq!(l3_budget(None, 10), L3_MIN_WORDS);
-        assert_eq!(l3_budget(None, 300), 90);
-        assert_eq!(l3_budget(None, 50), L3_MIN_WORDS);
-        assert_eq!(l3_budget(Some(&"w ".repeat(90)), 300), L3_MAX_WORDS);
-        assert_eq!(l3_budget(None, 100_000), L3_MAX_WORDS);
+        assert_eq!(l3_budget(10), L3_MIN_WORDS);
+        assert_eq!(l3_budget(300), 90);
+        assert_eq!(l3_budget(50), L3_MIN_WORDS);
+        assert_eq!(l3_budget(100_000), L3_MAX_WORDS);
+        assert_eq!(words_of_chars(61), 11);
     }
 
     #[test]

@@ -64,6 +64,17 @@ pub fn running(store: &Store, key: &FoldKey) -> Result<Option<Running>> {
     Ok(found.optional()?)
 }
 
+/// The characters of the turns a summary covers (its user and assistant
+/// texts), for its word budget.
+pub fn covered_chars(store: &Store, id: i64) -> Result<usize> {
+    let n: i64 = store.conn.query_row(
+        "SELECT coalesce(sum(length(user_text) + length(assistant_text)), 0) FROM turns WHERE l3_id = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    Ok(n as usize)
+}
+
 /// The id and version of the running summary, read inside the commit's
 /// transaction (the compare half of the compare-and-set).
 pub(super) fn running_version(conn: &Connection, key: &FoldKey) -> rusqlite::Result<Option<(i64, i64)>> {

@@ -36,6 +36,9 @@ pub struct FoldInput<'a> {
     /// them, and an item whose turn is filler is left out. Empty: the
     /// items themselves.
     pub sources: &'a [&'a str],
+    /// About how many words the turns the running summary already covers
+    /// hold (0 without one): with the new turns, the segment's budget.
+    pub covered_words: usize,
 }
 
 impl FoldInput<'_> {
@@ -44,10 +47,8 @@ impl FoldInput<'_> {
         match self.scope {
             Scope::Session => {
                 let from = if self.sources.is_empty() { self.items } else { self.sources };
-                digest::l3_budget(
-                    self.run.map(|r| r.content.as_str()),
-                    from.iter().map(|t| digest::word_count(t)).sum(),
-                )
+                let new: usize = from.iter().map(|t| digest::word_count(t)).sum();
+                digest::l3_budget(self.covered_words + new)
             }
             Scope::Project => digest::L4_MAX_WORDS,
         }

@@ -51,6 +51,8 @@ struct Fold {
     /// Set when the fold starts a new summary without asking the model.
     start: Option<(StartReason, Option<f32>)>,
     terms: NewTerms,
+    /// About how many words the turns under the running summary hold.
+    covered_words: usize,
 }
 
 /// Where the key terms a fold adds come from.
@@ -104,6 +106,7 @@ impl Fold {
             attempts: self.attempts,
             start: self.start,
             sources,
+            covered_words: self.covered_words,
         }
     }
     fn decide(&self, model: Option<&dyn MemoryModel>, opts: &PassOptions) -> Result<Decision, ModelError> {

@@ -41,6 +41,7 @@ pub fn l4_step(
         terms: NewTerms::Given(items.iter().map(|i| i.key_terms.clone()).collect()),
         items: items.into_iter().map(|i| i.content).collect(),
         ids,
+        covered_words: 0,
     };
     fold_claimed(store, slot, opts, vec![fold], skip, report)
 }

@@ -37,7 +37,11 @@ pub fn l3_step(
             continue;
         }
         let run = summaries::running(store, &FoldKey::Session(sid))?;
-        let mut head = Head { sid, turns, ids, run, views: Vec::new(), start: None };
+        let covered_words = match &run {
+            Some(r) => crate::pipeline::digest::words_of_chars(summaries::covered_chars(store, r.id)?),
+            None => 0,
+        };
+        let mut head = Head { sid, turns, ids, run, views: Vec::new(), start: None, covered_words };
         segment_head(store, slot, opts, &mut head)?;
         folds.push(head.into_fold());
     }
@@ -62,6 +66,8 @@ struct Head {
     views: Vec<TurnView>,
     /// Set when the head starts a new segment.
     start: Option<(StartReason, Option<f32>)>,
+    /// About how many words the turns under the running summary hold.
+    covered_words: usize,
 }
 
 impl Head {
@@ -76,6 +82,7 @@ impl Head {
             run: self.run,
             start: self.start,
             terms: NewTerms::Texts(self.views.into_iter().map(|v| v.text).collect()),
+            covered_words: self.covered_words,
         }
     }
 }

@@ -78,7 +78,16 @@ fn run(tokens: i64) -> Running {
 }
 
 fn input<'a>(run: Option<&'a Running>, items: &'a [&'a str], attempts: i64) -> FoldInput<'a> {
-    FoldInput { scope: Scope::Session, run, items, copy_model: "l2-model", attempts, start: None, sources: &[] }
+    FoldInput {
+        scope: Scope::Session,
+        run,
+        items,
+        copy_model: "l2-model",
+        attempts,
+        start: None,
+        sources: &[],
+        covered_words: 0,
+    }
 }
 
 #[test]
@@ -244,6 +253,7 @@ fn a_project_fold_keeps_the_key_terms_of_every_l3_it_takes() {
         run: None,
         start: None,
         terms: NewTerms::Given(vec!["restic; /srv".into(), "Dutch; /SRV; 70%".into()]),
+        covered_words: 0,
     };
     assert_eq!(fold.key_terms(None), "restic; /srv; Dutch; 70%");
     assert_eq!(fold.key_terms(Some("250 C; restic")), "250 C; restic; /srv; Dutch; 70%");
@@ -408,6 +418,7 @@ fn a_pass_whose_folds_are_all_short_does_not_load_the_model() {
         run: None,
         start: Some((StartReason::TopicShift, None)),
         terms: NewTerms::Given(Vec::new()),
+        covered_words: 0,
     };
     let o = short_opts(30, false);
     assert!(!fold(vec![NEW.into(), RUNNING.into()]).needs_model(&o), "27 words");
