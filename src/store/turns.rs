@@ -180,12 +180,11 @@ struct StoredTurn {
     assistant: String,
     tokens: i64,
     l2: Option<String>,
-    folded: bool,
 }
 
 fn stored_by_key(tx: &Transaction<'_>, session: &str, key: &str) -> rusqlite::Result<Option<StoredTurn>> {
     tx.prepare_cached(
-        "SELECT t.id, t.session_id, t.user_text, t.assistant_text, t.tokens, t.l2, t.l3_id IS NOT NULL
+        "SELECT t.id, t.session_id, t.user_text, t.assistant_text, t.tokens, t.l2
          FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.external_id = ?1 AND t.idem_key = ?2",
     )?
     .query_row(params![session, key], |r| {
@@ -196,7 +195,6 @@ fn stored_by_key(tx: &Transaction<'_>, session: &str, key: &str) -> rusqlite::Re
             assistant: r.get(3)?,
             tokens: r.get(4)?,
             l2: r.get(5)?,
-            folded: r.get(6)?,
         })
     })
     .optional()
@@ -210,22 +208,30 @@ fn markers(text: &str) -> i64 {
 
 /// Give a stored turn the longer reply of a later read, and send what was
 /// derived from the shorter one back to the queue: its L2 (and its vectors
-/// and keyword entry), and, when it was folded, its session's folds from
-/// the L3 that holds it on (and the project folds after those), as `retry`
+/// and keyword entry), and its session's folds from the first L3 that holds
+/// it or a turn after it on (and the project folds after those), as `retry`
 /// does. Claims on the session's foldable turns are dropped, so a pass
 /// folding them now loses its compare-and-set instead of committing a fold
 /// built from the old text.
 fn regrow(tx: &Transaction<'_>, old: &StoredTurn, t: &Turn) -> rusqlite::Result<()> {
-    if old.folded {
+    // The first L3 that folded this turn or one after it in fold order
+    // (event time, then id): a turn whose L2 had failed was passed over,
+    // and must now fold in its place.
+    let from_seq: Option<i64> = tx.query_row(
+        "SELECT min(m.first_seq) FROM turns t
+         JOIN turns u ON u.session_id = t.session_id AND u.l3_id IS NOT NULL
+                     AND (u.id = t.id OR u.at > t.at OR (u.at = t.at AND u.id > t.id))
+         JOIN summaries m ON m.id = u.l3_id
+         WHERE t.id = ?1",
+        [old.id],
+        |r| r.get(0),
+    )?;
+    if let Some(from_seq) = from_seq {
         tx.execute_batch(
             "CREATE TEMP TABLE IF NOT EXISTS retry_from (session_id INTEGER PRIMARY KEY, from_seq INTEGER);
              DELETE FROM retry_from;",
         )?;
-        tx.execute(
-            "INSERT INTO retry_from SELECT t.session_id, m.first_seq FROM turns t JOIN summaries m ON m.id = t.l3_id
-             WHERE t.id = ?1",
-            [old.id],
-        )?;
+        tx.execute("INSERT INTO retry_from VALUES (?1, ?2)", params![old.session_id, from_seq])?;
         super::retry::undo_folds(tx)?;
         tx.execute_batch("DROP TABLE retry_from;")?;
     }
@@ -345,6 +351,39 @@ mod tests {
         assert_eq!(put(&mut store, &turn("[tool Bash: ls]\nDone, and more."), SameKey::Keep), Outcome::Duplicate);
         let text: String = store.conn.query_row("SELECT assistant_text FROM turns", [], |r| r.get(0)).unwrap();
         assert_eq!(text, "[tool Bash: ls]\nDone.");
+    }
+
+    #[test]
+    fn a_passed_over_turn_that_grows_folds_in_its_place() {
+        let mut store = Store::memory().unwrap();
+        // Turn 1's L2 failed, so the fold went on with turn 2.
+        store
+            .exec(
+                "INSERT INTO sessions (id, external_id, first_at, last_at, created_at, next_fold_seq)
+                     VALUES (1, 's', 1, 2, 0, 2);
+                 INSERT INTO summaries (id, level, session_id, status, content, tokens, first_turn_id, last_turn_id,
+                        first_seq, last_seq, model, prompt_version, created_at, updated_at)
+                     VALUES (1, 3, 1, 'running', 'x', 1, 2, 2, 1, 1, 'm', 1, 0, 0);
+                 INSERT INTO turns (id, session_id, idem_key, at, captured_at, user_text, assistant_text, tokens,
+                        l2_state, attempts)
+                     VALUES (1, 1, 'k', 1, 0, 'fix it', '[tool Bash: ls]', 1, 'failed', 3);
+                 INSERT INTO turns (id, session_id, idem_key, at, captured_at, user_text, assistant_text, tokens,
+                        l2, l2_state, l3_id, fold_seq)
+                     VALUES (2, 1, 'k2', 2, 0, 'and then', 'ok', 1, 'The user went on.', 'done', 1, 1);",
+            )
+            .unwrap();
+        assert_eq!(crate::store::check::check(&store).unwrap(), vec![]);
+        assert_eq!(put(&mut store, &turn("[tool Bash: ls]\nDone."), SameKey::Grow), Outcome::Updated);
+        assert_eq!(crate::store::check::check(&store).unwrap(), vec![]);
+        let (state, folded): (String, i64) = store
+            .conn
+            .query_row(
+                "SELECT (SELECT l2_state FROM turns WHERE id = 1), (SELECT count(*) FROM turns WHERE l3_id IS NOT NULL)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((state.as_str(), folded), ("pending", 0));
     }
 
     #[test]
