@@ -113,26 +113,10 @@ pub fn forked_key(key: &str, user: &str) -> String {
 /// Store one turn inside the caller's transaction; `same` says what a
 /// stored turn with the same key means.
 pub fn store_turn(tx: &Transaction<'_>, t: &Turn, same: SameKey) -> rusqlite::Result<Outcome> {
+    // Before anything is written: a forgotten turn leaves no session row.
     if let Some(key) = t.id.as_deref() {
-        // Before anything is written: a forgotten turn leaves no session row.
         if super::forgotten::is_forgotten(tx, &t.session, key)? {
             return Ok(Outcome::Forgotten);
-        }
-        if same != SameKey::Keep {
-            if let Some(old) = stored_by_key(tx, &t.session, key)? {
-                if old.user != t.user {
-                    if same == SameKey::GrowOrFork {
-                        let forked = Turn { id: Some(forked_key(key, &t.user)), ..t.clone() };
-                        return store_turn(tx, &forked, SameKey::Grow);
-                    }
-                    return Ok(Outcome::Duplicate);
-                }
-                if t.assistant.len() > old.assistant.len() && t.assistant != old.assistant {
-                    regrow(tx, &old, t)?;
-                    return Ok(Outcome::Updated);
-                }
-                return Ok(Outcome::Duplicate);
-            }
         }
     }
     let now = now_ms();
@@ -158,6 +142,20 @@ pub fn store_turn(tx: &Transaction<'_>, t: &Turn, same: SameKey) -> rusqlite::Re
         )?
         .execute(params![session_id, t.id, t.at, now, t.user, t.assistant, tokens])?;
     if inserted == 0 {
+        // The key is stored: the same turn read again, or another one.
+        let (Some(key), true) = (t.id.as_deref(), same != SameKey::Keep) else { return Ok(Outcome::Duplicate) };
+        let Some(old) = stored_by_key(tx, session_id, key)? else { return Ok(Outcome::Duplicate) };
+        if old.user != t.user {
+            if same == SameKey::GrowOrFork {
+                let forked = Turn { id: Some(forked_key(key, &t.user)), ..t.clone() };
+                return store_turn(tx, &forked, SameKey::Grow);
+            }
+            return Ok(Outcome::Duplicate);
+        }
+        if t.assistant.len() > old.assistant.len() && t.assistant != old.assistant {
+            regrow(tx, &old, t)?;
+            return Ok(Outcome::Updated);
+        }
         return Ok(Outcome::Duplicate);
     }
     // A late turn reopens a closed session; its running summary was
@@ -182,12 +180,11 @@ struct StoredTurn {
     l2: Option<String>,
 }
 
-fn stored_by_key(tx: &Transaction<'_>, session: &str, key: &str) -> rusqlite::Result<Option<StoredTurn>> {
+fn stored_by_key(tx: &Transaction<'_>, session_id: i64, key: &str) -> rusqlite::Result<Option<StoredTurn>> {
     tx.prepare_cached(
-        "SELECT t.id, t.session_id, t.user_text, t.assistant_text, t.tokens, t.l2
-         FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.external_id = ?1 AND t.idem_key = ?2",
+        "SELECT id, session_id, user_text, assistant_text, tokens, l2 FROM turns WHERE session_id = ?1 AND idem_key = ?2",
     )?
-    .query_row(params![session, key], |r| {
+    .query_row(params![session_id, key], |r| {
         Ok(StoredTurn {
             id: r.get(0)?,
             session_id: r.get(1)?,
