@@ -109,16 +109,18 @@ pub struct Drained {
 
 /// Store what waits in `dir`, oldest first. Each file is taken under a
 /// kernel lock (two drainers never do one twice) and removed once done. A
-/// busy database, or `deadline` passing, leaves the rest for later; a file
+/// busy database, or the deadline of `limits` passing, leaves the rest for
+/// later (a transcript is read within `limits`, as a hook reads it); a file
 /// that cannot be done at all (unreadable, its transcript gone) is reported
 /// through `warn` and removed.
 pub fn drain(
     config: &crate::config::Config,
     dir: &Path,
     store: &mut Store,
-    deadline: Option<Instant>,
+    limits: Option<Limits>,
     warn: &mut dyn FnMut(String),
 ) -> Result<Drained> {
+    let deadline = limits.map(|l| l.deadline);
     let mut out = Drained::default();
     let Ok(list) = std::fs::read_dir(dir) else { return Ok(out) };
     let mut files: Vec<PathBuf> = list
@@ -136,7 +138,7 @@ pub fn drain(
             out.left += (files.len() - i) as u64;
             break;
         }
-        match drain_one(config, path, store, deadline) {
+        match drain_one(config, path, store, limits) {
             Ok(Some(stored)) => {
                 out.entries += 1;
                 out.stored += stored;
@@ -161,7 +163,7 @@ fn drain_one(
     config: &crate::config::Config,
     path: &Path,
     store: &mut Store,
-    deadline: Option<Instant>,
+    limits: Option<Limits>,
 ) -> Result<Option<u64>> {
     use std::os::unix::fs::MetadataExt;
     let Ok(mut f) = std::fs::File::open(path) else { return Ok(None) };
@@ -198,7 +200,7 @@ fn drain_one(
                 projects: config.import.projects.clone(),
                 door: crate::capture::Door::new(config)?,
                 last_message,
-                limits: deadline.map(|deadline| Limits { max_bytes: u64::MAX, deadline }),
+                limits,
                 end: Some(end),
             };
             let r = import_file(store, &transcript, format, &opts, &mut |_| {})?;

@@ -30,8 +30,10 @@ const STDIN_WAIT: Duration = Duration::from_millis(400);
 pub const BUSY_WAIT: Duration = Duration::from_millis(250);
 /// Bytes of a transcript one hook reads; the rest waits for the next run.
 const MAX_READ: u64 = 16 << 20;
-/// Reading the transcript stops this long after the hook started.
-const READ_UNTIL: Duration = Duration::from_millis(450);
+/// Turns one hook stores; the rest waits for the next run.
+const MAX_TURNS: usize = 1000;
+/// Reading (and redacting) the transcript stops this long after the hook started.
+const READ_UNTIL: Duration = Duration::from_millis(400);
 /// Older spooled turns are stored only when the hook is this early, and
 /// until this late (each write may still wait `BUSY_WAIT`): every hook
 /// returns within a second.
@@ -169,7 +171,8 @@ fn drain(ctx: &Ctx, store: &mut Store, started: Instant) {
             eprintln!("ragger: hook: {m}");
         }
     };
-    if let Err(e) = crate::spool::drain(&ctx.config, &dir, store, Some(started + DRAIN_UNTIL), &mut warn) {
+    let limits = Limits { max_bytes: MAX_READ, max_turns: MAX_TURNS, deadline: started + DRAIN_UNTIL };
+    if let Err(e) = crate::spool::drain(&ctx.config, &dir, store, Some(limits), &mut warn) {
         if !is_busy(&e) {
             warn(format!("{e:#}"));
         }
@@ -214,7 +217,7 @@ fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
                 projects: ctx.config.import.projects.clone(),
                 door,
                 last_message,
-                limits: Some(Limits { max_bytes: MAX_READ, deadline: started + READ_UNTIL }),
+                limits: Some(Limits { max_bytes: MAX_READ, max_turns: MAX_TURNS, deadline: started + READ_UNTIL }),
                 end: None,
             };
             let quiet = ctx.quiet();

@@ -96,7 +96,9 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
 pub fn drain_spool_until(ctx: &Ctx, store: &mut crate::store::Store, deadline: Option<std::time::Instant>) {
     let dir = crate::spool::dir(&ctx.paths.state, &ctx.db_path());
     let mut warn = |m: String| ctx.warn(&m);
-    match crate::spool::drain(&ctx.config, &dir, store, deadline, &mut warn) {
+    let limits =
+        deadline.map(|deadline| crate::import::file::Limits { max_bytes: u64::MAX, max_turns: usize::MAX, deadline });
+    match crate::spool::drain(&ctx.config, &dir, store, limits, &mut warn) {
         Ok(d) if d.entries > 0 && ctx.verbose() > 0 => {
             eprintln!("ragger: stored {} spooled turn(s) from {} spool file(s)", d.stored, d.entries)
         }

@@ -39,6 +39,8 @@ pub enum Tail {
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub max_bytes: u64,
+    /// Turns stored at most (redacting and writing them takes time too).
+    pub max_turns: usize,
     pub deadline: Instant,
 }
 
@@ -226,8 +228,14 @@ pub fn import_file(
     let now = now_ms();
     let mut turns: Vec<(u64, Turn)> = Vec::with_capacity(drafts.len());
     let mut last_time: Option<String> = None;
-    for mut d in drafts {
+    for (i, mut d) in drafts.into_iter().enumerate() {
         let (line, offset) = (d.start_line, d.start);
+        if opts.limits.is_some_and(|l| i >= l.max_turns || Instant::now() >= l.deadline) {
+            // Out of budget: this turn and the rest are read again next time.
+            rewind(offset, line);
+            report.unread_bytes = report.unread_bytes.max(len - offset);
+            break;
+        }
         if format != Format::Jsonl {
             if let Some(why) = fix_time(&mut d, &mut last_time, now) {
                 warn(format!("{shown}:{line}: {why}"));

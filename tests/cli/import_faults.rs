@@ -598,3 +598,36 @@ fn a_stop_hook_on_a_locked_database_returns_at_once_and_housekeeping_stores_the_
     assert!(spool_files(&env).is_empty());
     env.assert_check();
 }
+
+#[test]
+fn a_stop_hook_reads_a_bounded_part_of_a_huge_transcript_and_the_pass_reads_the_rest() {
+    let env = Env::new();
+    let f = env.path("huge.jsonl");
+    // About 40 MB: more than a hook reads in one run (it may go on with
+    // what it spooled while it has time, within the same bounds).
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&f).unwrap());
+    let big = "x".repeat(6000);
+    let n = 6500;
+    for i in 0..n {
+        let (mut lines, _) = synthetic_turn(i % 60);
+        for l in &mut lines {
+            *l = l.replace(&format!("\"u-{}\"", i % 60), &format!("\"u-{i}\""));
+        }
+        lines[2] = lines[2].replace("FAILED", &format!("FAILED {big}"));
+        for l in lines {
+            writeln!(out, "{l}").unwrap();
+        }
+    }
+    drop(out);
+    assert!(std::fs::metadata(&f).unwrap().len() > 36 << 20);
+    let started = Instant::now();
+    stop_hook(&env, &f, None).ok();
+    let took = started.elapsed();
+    assert!(took < HOOK_LIMIT, "{took:?}");
+    let by_hook = count(&env, "SELECT count(*) FROM turns");
+    assert!(by_hook > 0 && by_hook < n as i64, "{by_hook}");
+    assert!(!spool_files(&env).is_empty(), "the rest is left for the pass");
+    env.run(&["housekeeping", "--no-summarize"]).ok();
+    assert_eq!(count(&env, "SELECT count(*) FROM turns"), n as i64);
+    assert!(spool_files(&env).is_empty());
+}
