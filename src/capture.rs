@@ -89,6 +89,12 @@ impl Door {
         })
     }
 
+    /// A text redacted as the door redacts turns (for what is kept outside
+    /// the database for a moment: a hook's spool file).
+    pub fn redact_text(&self, text: &str) -> String {
+        self.redactor.redact(text).0.into_owned()
+    }
+
     /// Admit one turn; `cwd` is the folder it was said in, when known (an
     /// agent's working folder), for `.ragger-ignore`.
     pub fn admit(&self, input: TurnInput, cwd: Option<&std::path::Path>, now: i64) -> Result<Admitted, String> {

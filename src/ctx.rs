@@ -114,8 +114,14 @@ impl Ctx {
     /// Open the database; the first time in a process, warn about modes
     /// that let other users read it or change what ragger trusts.
     pub fn open_store(&self) -> Result<Store> {
+        self.open_store_waiting(crate::store::BUSY_TIMEOUT)
+    }
+
+    /// [`Ctx::open_store`], waiting at most `busy` for another process's
+    /// lock (hooks).
+    pub fn open_store_waiting(&self, busy: std::time::Duration) -> Result<Store> {
         let db = self.db_path();
-        let store = Store::open(&db)?;
+        let store = Store::open_waiting(&db, busy)?;
         static WARNED: std::sync::Once = std::sync::Once::new();
         WARNED.call_once(|| {
             let files: Vec<&std::path::Path> =

@@ -28,6 +28,7 @@ pub mod retry;
 pub mod runs;
 pub mod search;
 pub mod signals;
+pub mod spool;
 pub mod status;
 pub mod store;
 pub mod text;

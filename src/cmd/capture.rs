@@ -14,6 +14,8 @@ use crate::store::{now_ms, Store};
 
 /// Lines per transaction when reading stdin.
 const BATCH: usize = 500;
+/// The most time a capture gives to turns hooks spooled.
+const SPOOL_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 
 pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
     let max = ctx.config.capture.max_field_bytes;
@@ -100,6 +102,8 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             store_batch(&mut store, &mut vec![turn], &mut counts, &mut moved)?;
         }
     }
+    // Turns hooks spooled while the database was busy, in a bounded time.
+    crate::cmd::drain_spool_until(ctx, &mut store, Some(std::time::Instant::now() + SPOOL_DRAIN));
     report(ctx, &counts, None)?;
     for (session, kept, asked) in &moved {
         ctx.warn(&format!(

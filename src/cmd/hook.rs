@@ -6,6 +6,7 @@
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 use serde::Deserialize;
@@ -14,15 +15,35 @@ use serde_json::Value;
 use crate::cli::{Global, HookAgent, HookArgs};
 use crate::cmd::Ctx;
 use crate::exit::Exit;
-use crate::import::file::{import_file, Options, Tail};
+use crate::import::file::{import_file, open_regular, Limits, Options, Tail};
 use crate::import::Format;
+use crate::spool::Entry;
+use crate::store::{is_busy, Store};
 
 /// The largest hook input read from stdin.
 const MAX_INPUT: u64 = 1 << 20;
 /// Budget of the SessionStart block.
 const CONTEXT_TOKENS: usize = 1500;
+/// How long a hook waits for its input on stdin (an agent writes it at
+/// once; a pipe never closed must not hold the agent).
+const STDIN_WAIT: Duration = Duration::from_millis(400);
+/// How long a hook waits for another process's lock on the database; past
+/// it, the turn is spooled (see `crate::spool`).
+pub const BUSY_WAIT: Duration = Duration::from_millis(250);
+/// Bytes of a transcript one hook reads; the rest waits for the next run.
+const MAX_READ: u64 = 16 << 20;
+/// Turns one hook stores; the rest waits for the next run.
+const MAX_TURNS: usize = 1000;
+/// Reading (and redacting) the transcript stops this long after the hook started.
+const READ_UNTIL: Duration = Duration::from_millis(400);
+/// Older spooled turns are stored only when the hook is this early, and
+/// until this late (each write may still wait `BUSY_WAIT`): every hook
+/// returns within a second.
+const DRAIN_FROM_BEFORE: Duration = Duration::from_millis(500);
+const DRAIN_UNTIL: Duration = Duration::from_millis(600);
 
 pub fn run(global: Global, args: &HookArgs) -> Exit {
+    let started = Instant::now();
     let name = match args.agent {
         HookAgent::ClaudeCode => "claude-code",
         HookAgent::Codex { .. } => "codex",
@@ -51,8 +72,8 @@ pub fn run(global: Global, args: &HookArgs) -> Exit {
     };
     let result = std::panic::catch_unwind(|| {
         Ctx::for_capture(global).and_then(|ctx| match &args.agent {
-            HookAgent::ClaudeCode => claude_code(&ctx),
-            HookAgent::Codex { .. } => codex(&ctx, payload.as_deref()),
+            HookAgent::ClaudeCode => claude_code(&ctx, started),
+            HookAgent::Codex { .. } => codex(&ctx, payload.as_deref(), started),
         })
     })
     .unwrap_or_else(|_| Err(anyhow!("{}", PANIC.lock().map(|p| p.clone()).unwrap_or_default())));
@@ -90,10 +111,56 @@ fn run_then(argv: &[String], payload: Option<&str>) {
     }
 }
 
-fn read_stdin() -> Result<String> {
-    let mut s = String::new();
-    std::io::stdin().take(MAX_INPUT).read_to_string(&mut s).context("reading the hook input on stdin")?;
-    Ok(s)
+/// The hook input on stdin: read until its end, or until it holds one
+/// complete JSON value, for at most `STDIN_WAIT` and `MAX_INPUT` bytes.
+fn read_stdin(started: Instant) -> Result<String> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let until = started + STDIN_WAIT;
+    let (tx, rx) = channel::<std::io::Result<Vec<u8>>>();
+    // A reader thread, so that waiting is bounded; one left blocked on a
+    // pipe that is never closed ends with the process.
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = vec![0u8; 64 << 10];
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(n) => {
+                    if tx.send(Ok(buf[..n].to_vec())).is_err() || n == 0 {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        }
+    });
+    let mut input = Vec::new();
+    loop {
+        match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Ok(chunk)) if chunk.is_empty() => break,
+            Ok(Ok(chunk)) => {
+                input.extend_from_slice(&chunk);
+                if input.len() as u64 > MAX_INPUT {
+                    anyhow::bail!("the hook input on stdin is larger than {} KiB", MAX_INPUT >> 10);
+                }
+                // One whole JSON value: no need to wait for the end of the input.
+                if serde_json::from_slice::<serde::de::IgnoredAny>(&input).is_ok() {
+                    break;
+                }
+            }
+            Ok(Err(e)) => return Err(e).context("reading the hook input on stdin"),
+            Err(RecvTimeoutError::Timeout) => anyhow::bail!(
+                "no complete hook input on stdin within {} ms ({} bytes read)",
+                STDIN_WAIT.as_millis(),
+                input.len()
+            ),
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    String::from_utf8(input).map_err(|e| anyhow!("the hook input on stdin is not UTF-8: {e}"))
 }
 
 #[derive(Deserialize)]
@@ -106,29 +173,92 @@ struct ClaudeHook {
     cwd: Option<String>,
     #[serde(default)]
     hook_event_name: String,
+    /// The reply that ends the turn (Stop), which the transcript may not
+    /// hold yet when the hook runs.
+    #[serde(default)]
+    last_assistant_message: Option<String>,
 }
 
-fn claude_code(ctx: &Ctx) -> Result<()> {
-    let input = read_stdin()?;
+/// Open the database for a hook: waiting at most `BUSY_WAIT`. `None`: it
+/// is busy.
+fn open_store(ctx: &Ctx) -> Result<Option<Store>> {
+    match ctx.open_store_waiting(BUSY_WAIT) {
+        Ok(s) => Ok(Some(s)),
+        Err(e) if is_busy(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Keep `entry` for the next hook, capture, import or pass.
+fn spool(ctx: &Ctx, entry: &Entry, why: &str) -> Result<()> {
+    let dir = crate::spool::dir(&ctx.paths.state, &ctx.db_path());
+    let path = crate::spool::put(&dir, entry)?;
+    if ctx.verbose() > 0 {
+        eprintln!("ragger: hook: {why}; spooled to {}", path.display());
+    }
+    Ok(())
+}
+
+/// Store turns earlier hooks spooled, while this hook has time.
+fn drain(ctx: &Ctx, store: &mut Store, started: Instant) {
+    if started.elapsed() >= DRAIN_FROM_BEFORE {
+        return;
+    }
+    let dir = crate::spool::dir(&ctx.paths.state, &ctx.db_path());
+    let quiet = ctx.quiet();
+    let mut warn = |m: String| {
+        if !quiet {
+            eprintln!("ragger: hook: {m}");
+        }
+    };
+    let limits = Limits { max_bytes: MAX_READ, max_turns: MAX_TURNS, deadline: started + DRAIN_UNTIL };
+    if let Err(e) = crate::spool::drain(&ctx.config, &dir, store, Some(limits), &mut warn) {
+        if !is_busy(&e) {
+            warn(format!("{e:#}"));
+        }
+    }
+}
+
+fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
+    let input = read_stdin(started)?;
     let hook: ClaudeHook =
         serde_json::from_str(&input).map_err(|e| anyhow!("the hook input on stdin is not Claude Code's JSON: {e}"))?;
     match hook.hook_event_name.as_str() {
         "Stop" | "SubagentStop" | "PreCompact" | "SessionEnd" => {
             let path = hook.transcript_path.ok_or_else(|| anyhow!("the hook input has no transcript_path"))?;
-            let mut store = ctx.open_store()?;
+            // A regular file only, opened without waiting, before anything else.
+            let end = open_regular(&path)?.metadata()?.len();
+            let tail = match hook.hook_event_name.as_str() {
+                // Nothing more will come.
+                "SessionEnd" => Tail::Store,
+                "Stop" => Tail::StoreWithWords,
+                // Mid-turn: the main agent's turn is still running.
+                _ => Tail::Hold,
+            };
+            // A subagent's last message is not the main agent's reply.
+            let last_message = hook.last_assistant_message.filter(|_| hook.hook_event_name == "Stop");
+            let door = crate::capture::Door::new(&ctx.config)?;
+            let later = Entry::Transcript {
+                format: Format::ClaudeCode.name().to_string(),
+                path: std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
+                tail,
+                fallback_session: hook.session_id.clone(),
+                last_message: last_message.as_deref().map(|m| door.redact_text(m)),
+                end,
+            };
+            let Some(mut store) = open_store(ctx)? else {
+                return spool(ctx, &later, "the database is busy");
+            };
             let opts = Options {
                 dry_run: false,
                 max_field_bytes: ctx.config.capture.max_field_bytes,
-                tail: match hook.hook_event_name.as_str() {
-                    // Nothing more will come.
-                    "SessionEnd" => Tail::Store,
-                    "Stop" => Tail::StoreWithWords,
-                    // Mid-turn: the main agent's turn is still running.
-                    _ => Tail::Hold,
-                },
+                tail,
                 fallback_session: hook.session_id,
                 projects: ctx.config.import.projects.clone(),
-                door: crate::capture::Door::new(&ctx.config)?,
+                door,
+                last_message,
+                limits: Some(Limits { max_bytes: MAX_READ, max_turns: MAX_TURNS, deadline: started + READ_UNTIL }),
+                end: None,
             };
             let quiet = ctx.quiet();
             let mut warn = |m: String| {
@@ -136,13 +266,21 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
                     crate::display::eprint(&format!("hook claude-code: {m}"));
                 }
             };
-            let r = import_file(&mut store, &path, Format::ClaudeCode, &opts, &mut warn)?;
+            let r = match import_file(&mut store, &path, Format::ClaudeCode, &opts, &mut warn) {
+                Ok(r) => r,
+                Err(e) if is_busy(&e) => return spool(ctx, &later, "the database is busy"),
+                Err(e) => return Err(e),
+            };
+            if r.unread_bytes > 0 {
+                spool(ctx, &later, "the transcript is longer than a hook reads")?;
+            }
             if ctx.verbose() > 0 {
                 eprintln!(
-                    "ragger: hook claude-code: read {} bytes, stored {}, duplicates {}",
-                    r.bytes_read, r.stored, r.duplicates
+                    "ragger: hook claude-code: read {} bytes, stored {}, updated {}, duplicates {}",
+                    r.bytes_read, r.stored, r.updated, r.duplicates
                 );
             }
+            drain(ctx, &mut store, started);
         }
         "SessionStart" => {
             let projects = &ctx.config.import.projects;
@@ -154,7 +292,8 @@ fn claude_code(ctx: &Ctx) -> Result<()> {
             if !ctx.db_path().exists() {
                 return Ok(());
             }
-            let store = ctx.open_store()?;
+            // Busy: no memory this time rather than a waiting agent.
+            let Some(store) = open_store(ctx)? else { return Ok(()) };
             let block = crate::context::build(&store, &project, CONTEXT_TOKENS, None)?;
             if !block.is_empty() {
                 let out = serde_json::json!({
@@ -188,10 +327,10 @@ struct CodexNotify {
     last_assistant_message: Option<String>,
 }
 
-fn codex(ctx: &Ctx, payload: Option<&str>) -> Result<()> {
+fn codex(ctx: &Ctx, payload: Option<&str>, started: Instant) -> Result<()> {
     let input = match payload {
         Some(p) => p.to_string(),
-        None => read_stdin()?,
+        None => read_stdin(started)?,
     };
     let n: CodexNotify =
         serde_json::from_str(&input).map_err(|e| anyhow!("the notification is not Codex's JSON: {e}"))?;
@@ -199,15 +338,14 @@ fn codex(ctx: &Ctx, payload: Option<&str>) -> Result<()> {
         return Ok(());
     }
     let session = n.thread_id.ok_or_else(|| anyhow!("the notification has no thread-id"))?;
-    let user = n
-        .input_messages
-        .iter()
-        .map(|m| match m {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    // Input messages are strings; anything else (an image, a structure) has
+    // no text to keep and is counted, not stored as JSON.
+    let texts: Vec<&str> = n.input_messages.iter().filter_map(Value::as_str).collect();
+    let non_text = n.input_messages.len() - texts.len();
+    if non_text > 0 {
+        ctx.warn(&format!("hook codex: {non_text} input message(s) that are not text skipped"));
+    }
+    let user = texts.join("\n");
     let max = ctx.config.capture.max_field_bytes;
     let input = crate::capture::TurnInput {
         session,
@@ -228,12 +366,28 @@ fn codex(ctx: &Ctx, payload: Option<&str>) -> Result<()> {
             return Ok(());
         }
     };
-    let mut store = ctx.open_store()?;
-    let tx = store.write()?;
-    let stored = crate::capture::insert(&tx, &turn).map_err(crate::store::classify)?;
-    tx.commit().map_err(crate::store::classify)?;
+    // No transcript to read again: if the database is busy, the turn
+    // itself waits in the spool.
+    let Some(mut store) = open_store(ctx)? else {
+        return spool(ctx, &Entry::turn(&turn), "the database is busy");
+    };
+    let stored = (|| -> Result<crate::store::turns::Outcome> {
+        let tx = store.write()?;
+        let o = crate::store::turns::store_turn(&tx, &turn, crate::store::turns::SameKey::Grow)
+            .map_err(crate::store::classify)?;
+        tx.commit().map_err(crate::store::classify)?;
+        Ok(o)
+    })();
+    let outcome = match stored {
+        Ok(o) => o,
+        Err(e) if is_busy(&e) => return spool(ctx, &Entry::turn(&turn), "the database is busy"),
+        Err(e) => return Err(e),
+    };
     if ctx.verbose() > 0 {
-        eprintln!("ragger: hook codex: stored {}", u8::from(stored));
+        let stored = u8::from(outcome == crate::store::turns::Outcome::Stored);
+        let updated = u8::from(outcome == crate::store::turns::Outcome::Updated);
+        eprintln!("ragger: hook codex: stored {stored}, updated {updated}");
     }
+    drain(ctx, &mut store, started);
     Ok(())
 }

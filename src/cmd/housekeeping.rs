@@ -19,6 +19,7 @@ pub fn run(ctx: &Ctx, args: &HousekeepingArgs) -> Result<Exit> {
     // The store first: the lock file sits beside it, and a database that
     // cannot be opened is the error to report.
     let mut store = ctx.open_store()?;
+    crate::cmd::drain_spool(ctx, &mut store);
     let env = pass_env(ctx);
     let t = tick::TickOptions { summarize: !args.no_summarize, max_seconds: args.max_seconds };
     let Some(done) = tick::run(&env, &mut store, &t, || {

@@ -15,8 +15,8 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
     let mut failed = false;
     for p in &args.paths {
         if p.is_dir() {
-            if let Err(e) = jsonl_files(p, &mut files) {
-                crate::display::eprint(&format!("{}: {e}", p.display()));
+            for e in jsonl_files(p, &mut files) {
+                crate::display::eprint(&e);
                 failed = true;
             }
         } else {
@@ -24,6 +24,9 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
         }
     }
     let mut store = ctx.open_store()?;
+    if !args.dry_run {
+        crate::cmd::drain_spool(ctx, &mut store);
+    }
     let opts = Options {
         dry_run: args.dry_run,
         max_field_bytes: ctx.config.capture.max_field_bytes,
@@ -31,6 +34,9 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
         fallback_session: None,
         projects: ctx.config.import.projects.clone(),
         door: crate::capture::Door::new(&ctx.config)?,
+        last_message: None,
+        limits: None,
+        end: None,
     };
     let bar = (ctx.progress_allowed() && files.len() > 1).then(|| {
         let b = indicatif::ProgressBar::new(files.len() as u64);
@@ -77,11 +83,13 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
     } else if ctx.verbose() > 0 {
         let skipped: Vec<String> = total.skipped.iter().map(|(k, v)| format!("{k} {v}")).collect();
         eprintln!(
-            "ragger: {} files, {} turns: stored {}, duplicates {}, rejected {}, malformed lines {}, skipped records {}{}",
+            "ragger: {} files, {} turns: stored {}, duplicates {}, updated {}, forgotten {}, rejected {}, malformed lines {}, skipped records {}{}",
             total.files,
             total.turns,
             total.stored,
             total.duplicates,
+            total.updated,
+            total.forgotten,
             total.rejected,
             total.malformed,
             total.skipped_total(),
@@ -91,19 +99,39 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
     Ok(if failed || total.rejected > 0 || total.malformed > 0 { Exit::Failed } else { Exit::Ok })
 }
 
-/// Every *.jsonl file (and zstd-compressed *.jsonl.zst) under `dir`, sorted.
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            jsonl_files(&p, out)?;
-        } else if p.file_name().is_some_and(|n| {
+/// Every regular *.jsonl file (and zstd-compressed *.jsonl.zst) under `dir`, sorted, each once: links to
+/// folders are not followed (a link to `.` would loop), a link to a file
+/// counts as that file, FIFOs and devices are passed over. Returns the
+/// folders that could not be read, one line each.
+fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) -> Vec<String> {
+    let mut seen: std::collections::HashSet<PathBuf> = out.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let mut errors = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let at = e.path().unwrap_or(dir).display().to_string();
+                errors.push(format!("{at}: {}", e.io_error().map_or_else(|| e.to_string(), |io| io.to_string())));
+                continue;
+            }
+        };
+        let p = entry.path();
+        let wanted = p.file_name().is_some_and(|n| {
             let n = n.to_string_lossy();
             n.ends_with(".jsonl") || n.ends_with(".jsonl.zst")
-        }) {
-            out.push(p);
+        });
+        if !wanted {
+            continue;
+        }
+        // A link is followed only to a regular file (metadata follows it).
+        let regular = if entry.path_is_symlink() {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file())
+        } else {
+            entry.file_type().is_file()
+        };
+        if regular && p.canonicalize().is_ok_and(|real| seen.insert(real)) {
+            out.push(p.to_path_buf());
         }
     }
-    Ok(())
+    errors
 }

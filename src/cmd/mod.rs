@@ -88,3 +88,26 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
     out.write_all(b"\n")?;
     Ok(())
 }
+
+/// Store what hooks spooled for this database (see `crate::spool`), before
+/// a command that writes turns or runs a pass; `deadline` bounds the time
+/// it may take (capture), `None` for a pass or an import. Problems are
+/// warnings: the command's own work comes first.
+pub fn drain_spool_until(ctx: &Ctx, store: &mut crate::store::Store, deadline: Option<std::time::Instant>) {
+    let dir = crate::spool::dir(&ctx.paths.state, &ctx.db_path());
+    let mut warn = |m: String| ctx.warn(&m);
+    let limits =
+        deadline.map(|deadline| crate::import::file::Limits { max_bytes: u64::MAX, max_turns: usize::MAX, deadline });
+    match crate::spool::drain(&ctx.config, &dir, store, limits, &mut warn) {
+        Ok(d) if d.entries > 0 && ctx.verbose() > 0 => {
+            eprintln!("ragger: stored {} spooled turn(s) from {} spool file(s)", d.stored, d.entries)
+        }
+        Ok(_) => {}
+        Err(e) => ctx.warn(&format!("warning: spooled turns: {e:#}")),
+    }
+}
+
+/// [`drain_spool_until`] without a time limit.
+pub fn drain_spool(ctx: &Ctx, store: &mut crate::store::Store) {
+    drain_spool_until(ctx, store, None)
+}

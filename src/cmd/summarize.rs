@@ -62,6 +62,7 @@ fn once(ctx: &Ctx, env: &PassEnv, args: &SummarizeArgs, flags: &Flags) -> Result
     // The store first: the lock file sits beside it, and a database that
     // cannot be opened is the error to report.
     let mut store = ctx.open_store()?;
+    crate::cmd::drain_spool(ctx, &mut store);
     let mut opts = env.options(args.session.clone());
     opts.limit = args.limit;
     opts.deadline = deadline(args.max_seconds);

@@ -56,6 +56,7 @@ impl ClaudeParser {
             user: prompt,
             assistant: String::new(),
             has_text: false,
+            ends_with_words: false,
             start: line.offset,
             start_line: line.no,
         });
@@ -73,6 +74,20 @@ fn text_of(content: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),
+    }
+}
+
+/// What the import report counts images and documents as.
+pub const NON_TEXT: &str = "non-text content";
+
+/// Blocks of a content list that hold no text (images, documents).
+fn non_text_blocks(content: &Value) -> usize {
+    match content {
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| !matches!(b.get("type").and_then(Value::as_str), Some("text" | "tool_result")))
+            .count(),
+        _ => 0,
     }
 }
 
@@ -125,6 +140,9 @@ impl Parser for ClaudeParser {
                 _ => vec![],
             };
             if results.is_empty() {
+                for _ in 0..non_text_blocks(&content) {
+                    self.skip(NON_TEXT);
+                }
                 let prompt = text_of(&content);
                 let t = prompt.trim_start();
                 if t.is_empty() {
@@ -139,7 +157,7 @@ impl Parser for ClaudeParser {
                 // An interruption belongs to the turn it interrupted.
                 if t.starts_with("[Request interrupted by user") {
                     if let Some(turn) = self.state.current.as_mut() {
-                        turn.push_assistant("[interrupted by the user]");
+                        turn.push_assistant("[interrupted by the user]", false);
                     }
                     return Ok(());
                 }
@@ -153,7 +171,7 @@ impl Parser for ClaudeParser {
             for r in results {
                 let body = short(&text_of(r.get("content").unwrap_or(&Value::Null)), TOOL_LINE);
                 let error = if r.get("is_error").and_then(Value::as_bool) == Some(true) { "error: " } else { "" };
-                turn.push_assistant(&format!("[result: {error}{body}]"));
+                turn.push_assistant(&format!("[result: {error}{body}]"), false);
             }
             return Ok(());
         }
@@ -162,30 +180,34 @@ impl Parser for ClaudeParser {
             self.skip("assistant without prompt");
             return Ok(());
         };
+        let mut non_text = 0;
         match &content {
             Value::String(s) => {
-                turn.has_text |= !s.trim().is_empty();
-                turn.push_assistant(s);
+                turn.push_assistant(s, true);
             }
             Value::Array(blocks) => {
                 for b in blocks {
                     match b.get("type").and_then(Value::as_str) {
                         Some("text") => {
                             let t = b.get("text").and_then(Value::as_str).unwrap_or("");
-                            turn.has_text |= !t.trim().is_empty();
-                            turn.push_assistant(t);
+                            turn.push_assistant(t, true);
                         }
                         Some("tool_use") => {
                             let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
                             let arg = short(&tool_argument(b.get("input").unwrap_or(&Value::Null)), TOOL_LINE);
-                            turn.push_assistant(&format!("[tool {name}: {arg}]"));
+                            turn.push_assistant(&format!("[tool {name}: {arg}]"), false);
                         }
-                        // thinking, redacted_thinking, images: not memory.
-                        _ => {}
+                        // The model's thinking: not memory.
+                        Some("thinking" | "redacted_thinking") => {}
+                        // Images, documents: no text to keep.
+                        _ => non_text += 1,
                     }
                 }
             }
             _ => {}
+        }
+        for _ in 0..non_text {
+            self.skip(NON_TEXT);
         }
         Ok(())
     }

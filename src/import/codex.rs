@@ -41,12 +41,16 @@ fn injected(text: &str) -> bool {
         || t.starts_with("<turn_aborted>")
 }
 
+fn is_text_block(b: &Value) -> bool {
+    matches!(b.get("type").and_then(Value::as_str), Some("input_text" | "output_text" | "text"))
+}
+
 fn content_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => blocks
             .iter()
-            .filter(|b| matches!(b.get("type").and_then(Value::as_str), Some("input_text" | "output_text" | "text")))
+            .filter(|b| is_text_block(b))
             .filter_map(|b| b.get("text").and_then(Value::as_str))
             .collect::<Vec<_>>()
             .join("\n"),
@@ -90,6 +94,7 @@ impl CodexParser {
             user: text,
             assistant: String::new(),
             has_text: false,
+            ends_with_words: false,
             start,
             start_line,
         });
@@ -109,8 +114,7 @@ impl CodexParser {
     fn assistant(&mut self, text: &str, words: bool) -> bool {
         match self.state.current.as_mut() {
             Some(t) => {
-                t.has_text |= words && !text.trim().is_empty();
-                t.push_assistant(text);
+                t.push_assistant(text, words);
                 true
             }
             None => false,
@@ -157,7 +161,16 @@ impl Parser for CodexParser {
                     let body = content_text(payload.get("content").unwrap_or(&Value::Null));
                     match role {
                         "user" if injected(&body) => self.skip("injected context"),
-                        "user" => self.prompt(body, at, line),
+                        "user" => {
+                            let images = payload
+                                .get("content")
+                                .and_then(Value::as_array)
+                                .map_or(0, |b| b.iter().filter(|b| !is_text_block(b)).count());
+                            for _ in 0..images {
+                                self.skip(super::claude::NON_TEXT);
+                            }
+                            self.prompt(body, at, line)
+                        }
                         "assistant" => {
                             if !self.assistant(&body, true) {
                                 self.skip("assistant without prompt");
@@ -209,6 +222,16 @@ impl Parser for CodexParser {
 
     fn state(&mut self) -> &mut ParseState {
         &mut self.state
+    }
+
+    fn resume_at(&self) -> Option<(u64, u64)> {
+        self.pending_id.as_ref().map(|(_, offset, no)| (*offset, *no))
+    }
+
+    fn open_key_final(&self) -> bool {
+        // A turn context written after its prompt names the turn until the
+        // reply begins (see `turn_id`).
+        self.current_has_id || self.state.current.as_ref().is_none_or(|t| !t.assistant.is_empty())
     }
 }
 

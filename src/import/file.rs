@@ -5,20 +5,25 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::{parser, to_input, Carry, Format, Line, Report};
-use crate::capture::{Admitted, Door, Turn};
+use super::{parser, to_input, Carry, Draft, Format, Line, Refused, Report};
+use crate::capture::{Admitted, Door, Turn, MAX_CLOCK_SKEW_MS};
 use crate::store::imports::{mark, store_turns, turn_exists, FileMark, NewMark};
-use crate::store::{now_ms, Store};
+use crate::store::turns::SameKey;
+use crate::store::{now_ms, parse_time, Store};
 
 /// Turns per write transaction.
 const BATCH: usize = 500;
 /// Bytes hashed at the head of the file and before the starting point.
 const CHECK_WINDOW: u64 = 4096;
+/// Lines parsed between two looks at the clock.
+const CLOCK_EVERY: u64 = 64;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Tail {
     /// Store it as it stands (`import`, and the end of a session).
     Store,
@@ -28,6 +33,16 @@ pub enum Tail {
     /// Leave it for a later run (mid-turn events: a subagent finished, the
     /// context is being compacted).
     Hold,
+}
+
+/// How much one run may read (a hook's budget); the rest waits for the
+/// next run.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_bytes: u64,
+    /// Turns stored at most (redacting and writing them takes time too).
+    pub max_turns: usize,
+    pub deadline: Instant,
 }
 
 pub struct Options {
@@ -41,10 +56,57 @@ pub struct Options {
     pub projects: std::collections::BTreeMap<String, String>,
     /// Exclusion, redaction and validation: the same door as `capture`.
     pub door: Door,
+    /// The agent's own copy of its last reply (Claude Code's Stop hook),
+    /// which completes the last turn when the transcript lags behind.
+    pub last_message: Option<String>,
+    /// Read at most this much (hooks); `None`: all of it.
+    pub limits: Option<Limits>,
+    /// Read only the bytes before this offset (the file as a hook saw it).
+    pub end: Option<u64>,
+}
+
+/// Open a transcript: a regular file only, and without waiting (a FIFO
+/// or a device named as a transcript would block or never end).
+pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .with_context(|| format!("opening transcript {}", path.display()))?;
+    let kind = file.metadata().with_context(|| format!("transcript {}", path.display()))?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a folder"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else {
+            "not a file"
+        };
+        anyhow::bail!("transcript {} is {what}, not a regular file", path.display());
+    }
+    Ok(file)
+}
+
+/// What a second read of a key means for a transcript format: an agent's
+/// transcript is read while it is written (a longer reply completes the
+/// stored turn); Claude Code's record ids can be reused by another prompt;
+/// ragger's own lines follow capture's rule.
+fn same_key(format: Format) -> SameKey {
+    match format {
+        Format::ClaudeCode => SameKey::GrowOrFork,
+        Format::Codex => SameKey::Grow,
+        Format::Jsonl => SameKey::Keep,
+    }
 }
 
 /// Import `path`; malformed lines and refused turns are reported through
-/// `warn` (one line each, naming file and line) and counted.
+/// `warn` (one line each, naming file and line) and counted. A refused
+/// turn is read again by the next run (the mark stays before it).
 pub fn import_file(
     store: &mut Store,
     path: &Path,
@@ -54,18 +116,24 @@ pub fn import_file(
 ) -> Result<Report> {
     let abs = std::fs::canonicalize(path).with_context(|| format!("transcript {}", path.display()))?;
     let key = abs.to_string_lossy().into_owned();
-    let file = std::fs::File::open(&abs).with_context(|| format!("opening transcript {}", abs.display()))?;
+    let file = open_regular(&abs)?;
     // A zstd file (Codex's compressed rollouts) is read as its content.
     let unpacked = if is_zstd(&file) { Some(unzstd(&file, &abs)?) } else { None };
     let bytes = match &unpacked {
         Some(d) => Bytes::Memory(d),
         None => Bytes::File(&file),
     };
-    let len = match &unpacked {
+    let full_len = match &unpacked {
         Some(d) => d.len() as u64,
         None => file.metadata().with_context(|| format!("transcript {}", abs.display()))?.len(),
     };
+    let len = opts.end.map_or(full_len, |end| end.min(full_len));
     let known = mark(store, &key, format.name())?;
+    if known.as_ref().is_some_and(|m| m.byte_offset > len && m.byte_offset <= full_len) {
+        // Asked to read up to `end` (a spooled hook), but a later run
+        // already read past it.
+        return Ok(Report { files: 1, ..Report::default() });
+    }
     let (start, first_line, carry) = match known {
         Some(m) if m.byte_offset <= len && check_hash(&bytes, m.byte_offset)? == m.check_hash => {
             (m.byte_offset, m.line_no, Carry { session: m.session, cwd: m.cwd })
@@ -74,15 +142,20 @@ pub fn import_file(
         // read it all again; the turn keys keep what was stored once.
         _ => (0, 0, Carry::default()),
     };
+    let mut want = len - start;
+    // Cut short: the end of what was read is not the end of the file.
+    let mut cut = false;
+    if let Some(l) = opts.limits.filter(|l| want > l.max_bytes) {
+        want = l.max_bytes;
+        cut = true;
+    }
     let data = match &unpacked {
-        Some(d) => d[start as usize..].to_vec(),
-        None => {
-            let mut data = Vec::with_capacity((len - start) as usize);
-            (&file).seek(SeekFrom::Start(start))?;
-            (&file).read_to_end(&mut data).with_context(|| format!("reading transcript {}", abs.display()))?;
-            data
-        }
+        Some(d) => d[start as usize..(start + want) as usize].to_vec(),
+        None => read_at(&file, start, want).with_context(|| format!("reading transcript {}", abs.display()))?,
     };
+    if (data.len() as u64) < want {
+        cut = false; // the file shrank while we read: what we have is its end
+    }
 
     let fallback = opts.fallback_session.clone().or_else(|| {
         let name = abs.file_name()?.to_string_lossy().into_owned();
@@ -98,6 +171,12 @@ pub fn import_file(
     // Where everything read so far ends (a complete line's end).
     let mut consumed = start;
     while pos < data.len() {
+        if let Some(l) = &opts.limits {
+            if (line_no - first_line) % CLOCK_EVERY == 0 && Instant::now() >= l.deadline {
+                cut = true;
+                break;
+            }
+        }
         let (end, next, terminated) = match data[pos..].iter().position(|&b| b == b'\n') {
             Some(i) => (pos + i, pos + i + 1, true),
             None => (data.len(), data.len(), false),
@@ -106,8 +185,8 @@ pub fn import_file(
         while let [rest @ .., b'\r'] = bytes {
             bytes = rest;
         }
-        if !terminated && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err() {
-            // A line the agent is still writing: next time.
+        if !terminated && (cut || serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err()) {
+            // A line the agent is still writing (or past what we may read): next time.
             break;
         }
         line_no += 1;
@@ -122,17 +201,33 @@ pub fn import_file(
         consumed = start + next as u64;
     }
     let mut drafts = p.take_done();
-    let (mut next_offset, mut next_line) = (consumed, line_no);
-    if let Some(open) = p.open_turn() {
-        // The last turn may still grow: the next run reads it again (its
-        // key makes that a duplicate, not a second turn).
-        next_offset = open.start;
-        next_line = open.start_line - 1;
-        let hold = match opts.tail {
-            Tail::Store => false,
-            Tail::StoreWithWords => !open.has_text,
-            Tail::Hold => true,
-        };
+    // Where the next run starts: after everything read, or before the
+    // first thing it must read again (the last turn, which may still grow;
+    // a line whose meaning the next turn needs; a refused turn).
+    let mut next = (consumed, line_no);
+    let mut rewind = |offset: u64, line: u64| {
+        if offset < next.0 {
+            next = (offset, line.saturating_sub(1));
+        }
+    };
+    if let Some((offset, line)) = p.resume_at() {
+        rewind(offset, line);
+    }
+    let key_final = p.open_key_final();
+    if let Some(mut open) = p.open_turn() {
+        // The last turn may still grow: the next run reads it again (a
+        // longer reply then completes the stored turn).
+        rewind(open.start, open.start_line);
+        if let Some(m) = opts.last_message.as_deref().filter(|_| !cut) {
+            open.complete_with(m);
+        }
+        let hold = cut
+            || !key_final
+            || match opts.tail {
+                Tail::Store => false,
+                Tail::StoreWithWords => !open.has_text,
+                Tail::Hold => true,
+            };
         if hold {
             report.skipped.insert("unfinished turn (held)".into(), 1);
         } else {
@@ -141,11 +236,26 @@ pub fn import_file(
     }
     report.skipped.extend(std::mem::take(p.skipped()));
     report.turns = drafts.len() as u64;
+    if cut {
+        report.unread_bytes = len - consumed;
+    }
 
     let now = now_ms();
     let mut turns: Vec<(u64, Turn)> = Vec::with_capacity(drafts.len());
-    for mut d in drafts {
-        let line = d.start_line;
+    let mut last_time: Option<String> = None;
+    for (i, mut d) in drafts.into_iter().enumerate() {
+        let (line, offset) = (d.start_line, d.start);
+        if opts.limits.is_some_and(|l| i >= l.max_turns || Instant::now() >= l.deadline) {
+            // Out of budget: this turn and the rest are read again next time.
+            rewind(offset, line);
+            report.unread_bytes = report.unread_bytes.max(len - offset);
+            break;
+        }
+        if format != Format::Jsonl {
+            if let Some(why) = fix_time(&mut d, &mut last_time, now) {
+                warn(format!("{shown}:{line}: {why}"));
+            }
+        }
         if let Some(cwd) = &d.cwd {
             d.project = super::project_for(cwd, &opts.projects);
         }
@@ -158,7 +268,9 @@ pub fn import_file(
             Ok(Admitted::Excluded) => report.excluded += 1,
             Err(why) => {
                 report.rejected += 1;
-                warn(format!("{shown}:{line}: turn refused: {why}"));
+                rewind(offset, line);
+                warn(format!("{shown}:{line}: turn refused: {why} (read again on the next run)"));
+                report.refused.push(Refused { file: shown.clone(), line, reason: why });
             }
         }
     }
@@ -173,6 +285,7 @@ pub fn import_file(
         }
         return Ok(report);
     }
+    let (next_offset, next_line) = next;
     let new_mark = FileMark {
         byte_offset: next_offset,
         line_no: next_line,
@@ -181,15 +294,18 @@ pub fn import_file(
         cwd: p.carry().cwd,
     };
     let new_mark = NewMark { path: &key, format: format.name(), mark: &new_mark, now };
+    let same = same_key(format);
     if turns.is_empty() {
-        store_turns(store, &[], &shown, Some(&new_mark))?;
+        store_turns(store, &[], same, &shown, Some(&new_mark))?;
     }
     let mut chunks = turns.chunks(BATCH).peekable();
     while let Some(chunk) = chunks.next() {
         let last = chunks.peek().is_none();
-        let (stored, duplicates) = store_turns(store, chunk, &shown, last.then_some(&new_mark))?;
-        report.stored += stored;
-        report.duplicates += duplicates;
+        let s = store_turns(store, chunk, same, &shown, last.then_some(&new_mark))?;
+        report.stored += s.stored;
+        report.duplicates += s.duplicates;
+        report.updated += s.updated;
+        report.forgotten += s.forgotten;
     }
     Ok(report)
 }
@@ -242,6 +358,44 @@ fn unzstd(file: &std::fs::File, path: &Path) -> Result<Vec<u8>> {
         }
     }
     Ok(out)
+}
+
+/// Up to `want` bytes of `file` from `start` (fewer if it is shorter now).
+fn read_at(file: &std::fs::File, start: u64, want: u64) -> std::io::Result<Vec<u8>> {
+    let mut data = vec![0u8; want as usize];
+    let mut got = 0usize;
+    while got < data.len() {
+        match file.read_at(&mut data[got..], start + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    data.truncate(got);
+    Ok(data)
+}
+
+/// An agent's turn with a time that is not RFC 3339, or far in the future
+/// (a wrong clock), is kept: it takes the time of the turn before it in
+/// this read (else the time of import) and the reason is returned for a
+/// warning. Good times are remembered in `last`.
+fn fix_time(d: &mut Draft, last: &mut Option<String>, now: i64) -> Option<String> {
+    let at = d.at.as_deref().map(str::trim).filter(|s| !s.is_empty())?.to_string();
+    let why = match parse_time(&at) {
+        Ok(ms) if ms <= now + MAX_CLOCK_SKEW_MS => {
+            *last = Some(at);
+            return None;
+        }
+        Ok(_) => format!("is more than {} minutes in the future", MAX_CLOCK_SKEW_MS / 60_000),
+        Err(_) => "is not an RFC 3339 time".to_string(),
+    };
+    d.at = last.clone();
+    let instead = match last {
+        Some(t) => format!("the time of the turn before it ({t})"),
+        None => "the time of import".to_string(),
+    };
+    Some(format!("time {:?} {why}; the turn is stored with {instead}", super::short(&at, 40)))
 }
 
 /// FNV-1a over the file's head and the bytes just before `offset`: the

@@ -51,13 +51,17 @@ pub struct Draft {
     pub assistant: String,
     /// Whether the assistant said something in words (not only tool calls).
     pub has_text: bool,
+    /// Whether the last thing the assistant did was saying something in
+    /// words (not a tool call or result): the reply may be complete.
+    pub ends_with_words: bool,
     /// Byte offset and line number (1-based) where the turn starts.
     pub start: u64,
     pub start_line: u64,
 }
 
 impl Draft {
-    fn push_assistant(&mut self, text: &str) {
+    /// Add a line to the reply: the assistant's `words`, or a tool line.
+    fn push_assistant(&mut self, text: &str, words: bool) {
         let text = text.trim();
         if text.is_empty() {
             return;
@@ -66,6 +70,21 @@ impl Draft {
             self.assistant.push('\n');
         }
         self.assistant.push_str(text);
+        self.has_text |= words;
+        self.ends_with_words = words;
+    }
+
+    /// Complete the reply with the agent's own copy of its last message
+    /// (Claude Code's Stop hook gives it, written before the transcript
+    /// may have it): added when the reply read so far does not end in
+    /// words and does not hold it already. Returns whether it was added.
+    pub fn complete_with(&mut self, last_message: &str) -> bool {
+        let m = last_message.trim();
+        if m.is_empty() || self.ends_with_words || self.assistant.contains(m) {
+            return false;
+        }
+        self.push_assistant(m, true);
+        true
     }
 }
 
@@ -109,6 +128,17 @@ pub trait Parser {
     /// Feed one non-blank line. `Err` is a malformed line (the reason).
     fn feed(&mut self, line: &Line<'_>) -> Result<(), String>;
     fn state(&mut self) -> &mut ParseState;
+    /// A line the next read must start at (at the latest), as (offset,
+    /// line number): what was read from it is still needed (Codex: a turn
+    /// id seen before its prompt).
+    fn resume_at(&self) -> Option<(u64, u64)> {
+        None
+    }
+    /// Whether the open turn's key is final (Codex: a turn id may still
+    /// follow a prompt with no reply yet).
+    fn open_key_final(&self) -> bool {
+        true
+    }
     /// Finished turns so far (taken).
     fn take_done(&mut self) -> Vec<Draft> {
         std::mem::take(&mut self.state().done)
@@ -155,7 +185,14 @@ pub struct Report {
     pub turns: u64,
     pub stored: u64,
     pub duplicates: u64,
+    /// Turns stored before with a shorter reply (read while it was being
+    /// written), now stored complete.
+    pub updated: u64,
+    /// Turns `forget` removed: not stored again.
+    pub forgotten: u64,
     pub rejected: u64,
+    /// Each refused turn: file, line and why. The next run reads it again.
+    pub refused: Vec<Refused>,
     /// Turns of excluded projects or `.ragger-ignore` folders.
     pub excluded: u64,
     /// Secrets redacted in the stored turns.
@@ -165,6 +202,16 @@ pub struct Report {
     pub skipped: BTreeMap<String, u64>,
     /// Bytes read from the files (the tail only, when imported before).
     pub bytes_read: u64,
+    /// Bytes left for a later run (a hook's size or time limit).
+    pub unread_bytes: u64,
+}
+
+/// A turn the door refused, where it starts.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Refused {
+    pub file: String,
+    pub line: u64,
+    pub reason: String,
 }
 
 impl Report {
@@ -173,11 +220,15 @@ impl Report {
         self.turns += other.turns;
         self.stored += other.stored;
         self.duplicates += other.duplicates;
+        self.updated += other.updated;
+        self.forgotten += other.forgotten;
         self.rejected += other.rejected;
+        self.refused.extend(other.refused.iter().cloned());
         self.excluded += other.excluded;
         self.redactions += other.redactions;
         self.malformed += other.malformed;
         self.bytes_read += other.bytes_read;
+        self.unread_bytes += other.unread_bytes;
         for (k, v) in &other.skipped {
             *self.skipped.entry(k.clone()).or_default() += v;
         }
@@ -266,6 +317,7 @@ impl Parser for JsonlParser {
             user: t.user,
             assistant: t.assistant,
             has_text: true,
+            ends_with_words: true,
             start: line.offset,
             start_line: line.no,
         });

@@ -101,6 +101,8 @@ pub fn forget(store: &mut Store, ids: &[i64]) -> Result<Report> {
             ins.execute([id])?;
         }
     }
+    // Remembered, so that reading the transcript again does not store them again.
+    super::forgotten::remember(&tx, "forget_turns", super::now_ms())?;
     // L3 rows of each touched session from its first L3 that folded a
     // forgotten turn onwards.
     tx.execute_batch(

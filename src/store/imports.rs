@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::turns::{insert, Turn};
+use super::turns::{store_turn, Outcome, SameKey, Turn};
 use super::{classify, Store};
 
 /// Where the next read of a transcript starts, and how to tell the file
@@ -80,29 +80,44 @@ pub struct NewMark<'a> {
     pub now: i64,
 }
 
+/// What storing a transcript's turns did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stored {
+    pub stored: u64,
+    pub duplicates: u64,
+    /// Turns stored before with a shorter reply, now complete.
+    pub updated: u64,
+    /// Turns `forget` removed, not stored again.
+    pub forgotten: u64,
+}
+
 /// Store `turns` (each with the transcript line it began on, for errors
 /// that name `shown`:line) in one write transaction, with the file's new
-/// mark when given. Returns (stored, duplicates).
+/// mark when given; `same` says what a key stored already means.
 pub fn store_turns(
     store: &mut Store,
     turns: &[(u64, Turn)],
+    same: SameKey,
     shown: &str,
     mark: Option<&NewMark<'_>>,
-) -> Result<(u64, u64)> {
+) -> Result<Stored> {
     let db = store.path.display().to_string();
     let tx = store.write().with_context(|| format!("database {db}"))?;
-    let (mut stored, mut duplicates) = (0, 0);
+    let mut out = Stored::default();
     for (line, t) in turns {
-        let new = insert(&tx, t).map_err(classify).with_context(|| format!("storing the turn at {shown}:{line}"))?;
-        if new {
-            stored += 1;
-        } else {
-            duplicates += 1;
+        let outcome = store_turn(&tx, t, same)
+            .map_err(classify)
+            .with_context(|| format!("storing the turn at {shown}:{line}"))?;
+        match outcome {
+            Outcome::Stored => out.stored += 1,
+            Outcome::Duplicate => out.duplicates += 1,
+            Outcome::Updated => out.updated += 1,
+            Outcome::Forgotten => out.forgotten += 1,
         }
     }
     if let Some(m) = mark {
         set_mark(&tx, m.path, m.format, m.mark, m.now).map_err(classify)?;
     }
     tx.commit().map_err(classify).with_context(|| format!("database {db}"))?;
-    Ok((stored, duplicates))
+    Ok(out)
 }

@@ -7,6 +7,7 @@ pub mod embeddings;
 pub mod export;
 pub mod fold;
 pub mod forget;
+pub mod forgotten;
 pub mod imports;
 pub mod inspect;
 pub mod privacy;
@@ -62,6 +63,12 @@ impl Drop for Store {
 impl Store {
     /// Open (creating if needed) and migrate.
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_waiting(path, BUSY_TIMEOUT)
+    }
+
+    /// Open as [`Store::open`] does, waiting at most `busy` for another
+    /// process's lock at each step (hooks wait a fraction of a second).
+    pub fn open_waiting(path: &Path, busy: Duration) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !dir.exists() {
                 create_private_dir(dir).with_context(|| format!("creating folder {}", dir.display()))?;
@@ -93,7 +100,7 @@ impl Store {
         )
         .with_context(|| format!("opening database {}", path.display()))?;
         let store = Store { conn, path: path.to_path_buf() };
-        if let Err(e) = store.configure() {
+        if let Err(e) = store.configure(busy) {
             // SQLite's own words ("unable to open database file") do not say
             // that the folder or the file cannot be written.
             let cannot_write = e.chain().any(|c| {
@@ -118,7 +125,7 @@ impl Store {
     /// An in-memory database for unit tests.
     pub fn memory() -> Result<Store> {
         let store = Store { conn: Connection::open_in_memory()?, path: PathBuf::from(":memory:") };
-        store.configure()?;
+        store.configure(BUSY_TIMEOUT)?;
         store.migrate()?;
         Ok(store)
     }
@@ -131,9 +138,9 @@ impl Store {
         Ok(())
     }
 
-    fn configure(&self) -> Result<()> {
+    fn configure(&self, busy: Duration) -> Result<()> {
         // busy_timeout first: the journal-mode switch itself may need to wait.
-        self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        self.conn.busy_timeout(busy)?;
         let mode: String = self.conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(classify)?;
         if mode != "wal" && mode != "memory" {
             anyhow::bail!("cannot switch to WAL journal mode (got {mode})");
@@ -252,6 +259,17 @@ pub fn classify(e: rusqlite::Error) -> anyhow::Error {
         }
     }
     anyhow::Error::new(e)
+}
+
+/// Whether an error is SQLite's "database is busy/locked": another process
+/// holds the write lock longer than this one waits.
+pub fn is_busy(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<rusqlite::Error>().and_then(rusqlite::Error::sqlite_error_code),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    })
 }
 
 /// Milliseconds since the Unix epoch.

@@ -41,10 +41,8 @@ pub fn retry(store: &mut Store, which: Which<'_>) -> Result<RetryReport> {
     let tx = store.write().with_context(|| format!("database {}", path.display()))?;
     tx.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS retry_turns (id INTEGER PRIMARY KEY);
-         CREATE TEMP TABLE IF NOT EXISTS retry_l3 (id INTEGER PRIMARY KEY);
-         CREATE TEMP TABLE IF NOT EXISTS retry_l4 (id INTEGER PRIMARY KEY);
          CREATE TEMP TABLE IF NOT EXISTS retry_from (session_id INTEGER PRIMARY KEY, from_seq INTEGER);
-         DELETE FROM retry_turns; DELETE FROM retry_l3; DELETE FROM retry_l4; DELETE FROM retry_from;",
+         DELETE FROM retry_turns; DELETE FROM retry_from;",
     )?;
     let mut report = RetryReport::default();
     match which {
@@ -79,7 +77,43 @@ pub fn retry(store: &mut Store, which: Which<'_>) -> Result<RetryReport> {
            JOIN turns u ON u.session_id = t.session_id AND u.l3_id IS NOT NULL
                        AND (u.at > t.at OR (u.at = t.at AND u.id > t.id))
            JOIN summaries m ON m.id = u.l3_id
-         GROUP BY t.session_id;
+         GROUP BY t.session_id;",
+    )?;
+    let undone = undo_folds(&tx)?;
+    report.turns_to_refold = undone.turns_to_refold;
+    report.summaries_removed = undone.summaries_removed;
+    tx.execute_batch(
+        "UPDATE sessions SET closed_at = NULL
+          WHERE id IN (SELECT t.session_id FROM turns t JOIN retry_turns r ON r.id = t.id);",
+    )?;
+    report.reset += tx.execute(
+        "UPDATE turns SET l2_state = 'pending', attempts = 0, last_error = NULL
+          WHERE id IN (SELECT id FROM retry_turns)",
+        [],
+    )? as u64;
+    tx.execute_batch("DROP TABLE retry_turns; DROP TABLE retry_from;")?;
+    tx.commit().map_err(classify).with_context(|| format!("database {}", path.display()))?;
+    Ok(report)
+}
+
+/// What [`undo_folds`] did.
+pub(super) struct Undone {
+    pub turns_to_refold: u64,
+    pub summaries_removed: u64,
+}
+
+/// Undo the folds of each session in the temporary table `retry_from`
+/// (session_id, from_seq) from its L3 row starting at `from_seq` on: those
+/// L3 rows go, their turns go back to the fold queue and the session's
+/// fold positions restart at `from_seq`; in each project that loses an L3,
+/// the L4 rows from the first one that folded it go too and their
+/// remaining L3s are folded again. Shared by `retry` (a failed turn folds
+/// in its place) and a turn whose stored text grew (`turns::store_turn`).
+pub(super) fn undo_folds(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<Undone> {
+    tx.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS retry_l3 (id INTEGER PRIMARY KEY);
+         CREATE TEMP TABLE IF NOT EXISTS retry_l4 (id INTEGER PRIMARY KEY);
+         DELETE FROM retry_l3; DELETE FROM retry_l4;
          INSERT INTO retry_l3 SELECT m.id FROM summaries m JOIN retry_from f ON f.session_id = m.session_id
           WHERE m.level = 3 AND m.first_seq >= f.from_seq;
          INSERT INTO retry_l4
@@ -90,29 +124,21 @@ pub fn retry(store: &mut Store, which: Which<'_>) -> Result<RetryReport> {
          UPDATE summaries SET l4_id = NULL, l4_state = 'pending'
           WHERE level = 3 AND l4_id IN (SELECT id FROM retry_l4) AND id NOT IN (SELECT id FROM retry_l3);",
     )?;
-    report.turns_to_refold = tx
+    let turns_to_refold = tx
         .execute("UPDATE turns SET l3_id = NULL, fold_seq = NULL WHERE l3_id IN (SELECT id FROM retry_l3)", [])?
         as u64;
     tx.execute_batch(
         "UPDATE sessions SET next_fold_seq = (SELECT from_seq FROM retry_from f WHERE f.session_id = sessions.id),
                 closed_at = NULL
           WHERE id IN (SELECT session_id FROM retry_from);
-         UPDATE sessions SET closed_at = NULL
-          WHERE id IN (SELECT t.session_id FROM turns t JOIN retry_turns r ON r.id = t.id);
          DELETE FROM embeddings WHERE kind = 'summary'
             AND (row_id IN (SELECT id FROM retry_l3) OR row_id IN (SELECT id FROM retry_l4));",
     )?;
-    report.summaries_removed = tx
+    let summaries_removed = tx
         .execute("DELETE FROM summaries WHERE id IN (SELECT id FROM retry_l3) OR id IN (SELECT id FROM retry_l4)", [])?
         as u64;
-    report.reset += tx.execute(
-        "UPDATE turns SET l2_state = 'pending', attempts = 0, last_error = NULL
-          WHERE id IN (SELECT id FROM retry_turns)",
-        [],
-    )? as u64;
-    tx.execute_batch("DROP TABLE retry_turns; DROP TABLE retry_l3; DROP TABLE retry_l4; DROP TABLE retry_from;")?;
-    tx.commit().map_err(classify).with_context(|| format!("database {}", path.display()))?;
-    Ok(report)
+    tx.execute_batch("DROP TABLE retry_l3; DROP TABLE retry_l4;")?;
+    Ok(Undone { turns_to_refold, summaries_removed })
 }
 
 /// One failed item as `ragger failed` shows it.

@@ -300,6 +300,16 @@ DROP TABLE turns_fts;
 CREATE VIRTUAL TABLE turns_fts USING fts5(user_text, assistant_text, content='turns', content_rowid='id', tokenize='porter unicode61');
 INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');
 "#,
+    // 7: what `forget` removed stays removed. A one-way hash of each
+    // forgotten turn's (session, idempotency key): a hook or an import that
+    // reads the same transcript again does not store the turn again, and
+    // the table holds no id or text of it.
+    r#"
+CREATE TABLE IF NOT EXISTS forgotten_keys (
+    key_hash     TEXT PRIMARY KEY,          -- see store::forgotten::key_hash
+    forgotten_at INTEGER NOT NULL
+) WITHOUT ROWID;
+"#,
 ];
 
 #[cfg(test)]

@@ -329,7 +329,13 @@ fn codex_notify_stores_the_turn_and_the_rollout_agrees_on_its_key() {
     // Other notifications are ignored.
     env.run(&["hook", "codex", r#"{"type":"approval-requested"}"#]).ok();
     let r = env.run(&["import", "codex", s(&fixture("codex-rollout.jsonl")), "--json"]).ok().json();
-    assert_eq!((r["stored"].as_u64(), r["duplicates"].as_u64()), (Some(1), Some(1)));
+    // Same key: the rollout's fuller copy of the turn (its tool calls too)
+    // completes the stored one rather than adding a second.
+    assert_eq!((r["stored"].as_u64(), r["updated"].as_u64(), r["duplicates"].as_u64()), (Some(1), Some(1), Some(0)));
+    let turns = env.show(CODEX_SESSION)["turns"].as_array().unwrap().clone();
+    assert_eq!(turns.len(), 2);
+    let first = turns.iter().find(|t| t["id"] == 1).unwrap();
+    assert!(first["assistant"].as_str().unwrap().starts_with("[tool shell: rg -n round"), "{turns:?}");
 }
 
 /// A fake memory model that writes every summary in the words of the turn.

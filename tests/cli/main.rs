@@ -18,6 +18,7 @@ mod hostile;
 mod housekeeping;
 mod http_backends;
 mod import;
+mod import_faults;
 mod local;
 #[cfg(feature = "local")]
 mod local_model;
