@@ -10,7 +10,7 @@
 #                  1M turns for cost growth, 500 instead of 10k turns for the
 #                  backfill, fewer hyperfine runs
 #   --only LIST    comma-separated sections: capture, idle, overhead, growth,
-#                  backfill, model, rss (default: all). Results of the other
+#                  backfill, model, rss, start (default: all). Results of the other
 #                  sections are kept from their last run, so BENCHMARKS.md
 #                  always shows every section with the date it was measured.
 #   --out FILE     where to write the report (default: BENCHMARKS.md at the
@@ -21,7 +21,10 @@
 #   Each section's results are kept in target/bench-results/ (under
 #   CARGO_TARGET_DIR if set) and the report is assembled from them.
 # Environment: CARGO_TARGET_DIR (as cargo), TMPDIR (work folder; the 1M-turn
-#              database with its vectors needs about 6 GB).
+#              database with its vectors needs about 6 GB),
+#              RAGGER_BENCH_BEFORE (a ragger binary, e.g. main's, that the
+#              `start` section measures beside the one built; that section
+#              is kept at the end of the report).
 #
 # Peers and model time: the fake model server (examples/fake_server.rs)
 # answers after a fixed delay, so model time is known and subtracted. The
@@ -54,7 +57,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "$prog: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
-all_sections=(capture idle overhead growth backfill model rss)
+all_sections=(capture idle overhead growth backfill model rss start)
 if [[ $only == none ]]; then
   sections=()
 elif [[ -n $only ]]; then
@@ -773,6 +776,18 @@ EOF
 }
 
 # =============================================================================
+# Process start (issue 35): scripts/bench/start.sh, with the binary of
+# RAGGER_BENCH_BEFORE beside this one when given. Its section is the last of
+# the report (see below).
+sec_start() {
+  begin start "Process start and the per-turn commands (issue 35)"
+  local args=(--runs "$hf_runs" --tsv "$results/start.tsv")
+  [[ -z ${RAGGER_BENCH_BEFORE:-} ]] || args+=(--before "$RAGGER_BENCH_BEFORE")
+  "$root/scripts/bench/start.sh" "${args[@]}" "$ragger" >"$results/start.md" ||
+    die "scripts/bench/start.sh failed"
+}
+
+# =============================================================================
 for s in "${sections[@]+"${sections[@]}"}"; do "sec_$s"; done
 
 # --- the report --------------------------------------------------------------
@@ -802,14 +817,24 @@ fs=$(df -T "$w" | awk 'NR == 2 {print $2}')
   done
   echo
   for s in "${all_sections[@]}"; do
-    [[ -s $results/$s.md ]] || continue
+    [[ -s $results/$s.md && $s != start ]] || continue
     cat "$results/$s.md"
   done
   # The reliability suites (scripts/reliability) keep their own section at
-  # the end of the file: carry it over.
+  # the end of the file: carry it over. The process-start section (issue
+  # 35) comes last: its kept result replaces the copy carried over.
+  start_heading='^## Process start and the per-turn commands'
   if [[ -f $out ]] && grep -q '^## Reliability' "$out"; then
     echo
-    sed -n '/^## Reliability/,$p' "$out"
+    if [[ -s $results/start.md ]]; then
+      sed -n '/^## Reliability/,$p' "$out" | awk -v h="$start_heading" '$0 ~ h { skip = 1; next } /^## / { skip = 0 } !skip'
+    else
+      sed -n '/^## Reliability/,$p' "$out"
+    fi
+  fi
+  if [[ -s $results/start.md ]]; then
+    echo
+    cat "$results/start.md"
   fi
 } >"$out.new"
 mv "$out.new" "$out"
