@@ -390,9 +390,10 @@ pub fn check_fold(reply: &str, running: Option<&str>, items: &[&str], examples: 
 /// Whether a fold's reply keeps something of each of its parts (a merge
 /// that drops one lost memory): of the running summary when there is one
 /// and of the new material as a whole (a sixth of each part's words, two
-/// for a short one), and of each new item — a word of its own, one that
+/// for a short one), of each new item — a word of its own, one that
 /// neither the running summary nor another item has — save at most half
-/// of them (a summary within its budget leaves the lesser ones out).
+/// of them (a summary within its budget leaves the lesser ones out), and
+/// at least half of the names, numbers and identifiers the items carry.
 pub fn covers(reply: &str, running: Option<&str>, items: &[&str]) -> Option<String> {
     let stems_of = |text: &str| -> HashSet<String> { content_words(text).iter().map(|w| stem(w)).collect() };
     let reply_stems = stems_of(reply);
@@ -420,6 +421,18 @@ pub fn covers(reply: &str, running: Option<&str>, items: &[&str]) -> Option<Stri
     if dropped.len() > items.len() / 2 {
         let which: Vec<String> = dropped.iter().map(|i| (i + 1).to_string()).collect();
         return Some(format!("the reply drops new item(s) {} of {}", which.join(", "), items.len()));
+    }
+    // What matters most is named: at least half of the new items' names,
+    // numbers and identifiers stay (a summary may drop the lesser ones,
+    // not the fix that worked).
+    let reply_lower = reply.to_lowercase();
+    let mut named: Vec<String> = items.iter().flat_map(|i| terms(i)).map(|t| t.to_lowercase()).collect();
+    named.sort();
+    named.dedup();
+    let kept = named.iter().filter(|t| reply_lower.contains(t.as_str())).count();
+    if kept * 2 < named.len() {
+        let lost: Vec<&str> = named.iter().filter(|t| !reply_lower.contains(t.as_str())).map(String::as_str).collect();
+        return Some(format!("the reply drops what the new material names: {}", lost.join(", ")));
     }
     None
 }
