@@ -40,23 +40,19 @@ pub fn example_texts() -> Vec<&'static str> {
 /// Worked examples, as earlier turns of the chat: small models copy the
 /// form of an example far more reliably than they follow instructions
 /// (SmolLM2-135M echoed the turn back for about half of the turns without
-/// them). Written to share no words with the pipeline's test fixtures:
-/// one technical turn, one between two people.
-const L2_EXAMPLES: [(&str, &str, &str); 3] = [
+/// them). Written to share no words with the pipeline's test fixtures. (An
+/// example between two people, and examples in a terser "subject: outcome"
+/// form, were tried: SmolLM2 copied them as the summary of unrelated turns.)
+const L2_EXAMPLES: [(&str, &str, &str); 2] = [
     (
         "How do I list the files in a folder with Python?",
         "Use os.listdir(path), or pathlib.Path(path).iterdir() if you want Path objects.",
-        "Listing a folder's files in Python: os.listdir, or pathlib's iterdir for Path objects.",
+        "The user asked how to list the files in a folder with Python; the assistant suggested os.listdir or pathlib's iterdir.",
     ),
     (
         "Why does my script work in my shell but not from cron?",
         "Cron runs jobs with a minimal environment; set PATH at the top of the crontab or use absolute paths.",
-        "A script failing under cron: cron's minimal environment, fixed by setting PATH in the crontab or using absolute paths.",
-    ),
-    (
-        "Tom: I finally adopted a puppy last weekend, a beagle called Max!",
-        "Ana: That's wonderful! Beagles are so friendly. How is he settling in?",
-        "Tom adopted a beagle puppy called Max last weekend; Ana asked how he is settling in.",
+        "The user asked why a script failed under cron; the assistant explained that cron's minimal PATH must be set or absolute paths used.",
     ),
 ];
 

@@ -470,7 +470,8 @@ fn a_fifo_or_a_device_as_transcript_is_refused_at_once() {
     mkfifo(&fifo);
     for (path, what) in [(fifo.as_path(), "is a FIFO"), (Path::new("/dev/zero"), "is a device")] {
         let (r, took) = hook_within(&env, &stop_input(path, "Stop", None));
-        assert_eq!(r.code, 0);
+        // A failed hook exits 1: Claude Code shows it without blocking.
+        assert_eq!(r.code, 1);
         assert!(took < HOOK_LIMIT, "{path:?}: {took:?}");
         assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
         assert!(r.stderr.contains(what) && r.stderr.contains("not a regular file"), "{}", r.stderr);

@@ -84,7 +84,7 @@ fn mcp_client_exchange_lists_tools_and_returns_search_hits() {
     assert_eq!(r["result"]["isError"], json!(true), "{r}");
 
     let r = c.call(5, "tools/call", json!({"name": "context", "arguments": {"project": "shop"}}));
-    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("(session s1, running)"), "{r}");
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("(session s1): "), "{r}");
 
     drop(c.stdin);
     let status = c.child.wait().unwrap();
