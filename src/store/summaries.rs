@@ -66,13 +66,25 @@ pub fn running(store: &Store, key: &FoldKey) -> Result<Option<Running>> {
 
 /// The characters of the turns a summary covers (its user and assistant
 /// texts), for its word budget.
-pub fn covered_chars(store: &Store, id: i64) -> Result<usize> {
-    let n: i64 = store.conn.query_row(
-        "SELECT coalesce(sum(length(user_text) + length(assistant_text)), 0) FROM turns WHERE l3_id = ?1",
-        [id],
-        |r| r.get(0),
+/// A turn under a running summary, as a segment digest reads it again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    /// The turn's L2.
+    pub l2: String,
+    /// Whether the model's decoding wrote it.
+    pub by_model: bool,
+    /// The turn's user and assistant text.
+    pub turn: String,
+}
+
+/// The turns a summary covers, in turn order.
+pub fn covered_notes(store: &Store, id: i64) -> Result<Vec<Note>> {
+    let mut stmt = store.conn.prepare_cached(
+        "SELECT coalesce(l2, ''), coalesce(l2_origin = 'model', 0), user_text || char(10) || assistant_text
+         FROM turns WHERE l3_id = ?1 ORDER BY at, id",
     )?;
-    Ok(n as usize)
+    let rows = stmt.query_map([id], |r| Ok(Note { l2: r.get(0)?, by_model: r.get(1)?, turn: r.get(2)? }))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The id and version of the running summary, read inside the commit's
