@@ -155,13 +155,13 @@ pub struct RememberOutput {
     pub redactions: i64,
 }
 
+// Tools return `Result<Json<T>, String>` spelled out: rmcp's macro finds
+// the output schema in that written form, not through a type alias.
 #[derive(Clone)]
 pub struct Server {
     ctx: Arc<Ctx>,
     tool_router: ToolRouter<Self>,
 }
-
-type Out<T> = Result<Json<T>, String>;
 
 impl Server {
     pub fn new(ctx: Ctx) -> Server {
@@ -194,7 +194,7 @@ fn err(e: anyhow::Error) -> String {
 impl Server {
     #[tool(description = "Search the memory of past conversations (turn, session and project summaries) \
 by meaning and keywords. Returns hits with score, level, session, project, the time of the work (`at`) and text.")]
-    fn search(&self, Parameters(p): Parameters<SearchParams>) -> Out<SearchOutput> {
+    fn search(&self, Parameters(p): Parameters<SearchParams>) -> Result<Json<SearchOutput>, String> {
         let store = self.store()?;
         let project = p.project.as_deref().and_then(|p| self.project(Some(p)));
         let hits = super::search::find(
@@ -211,7 +211,7 @@ by meaning and keywords. Returns hits with score, level, session, project, the t
     #[tool(description = "Show one session: its turns (user, assistant, one-line summary) and its summaries, \
 a page of `limit` turns from `offset` on, texts cut to `max_chars`; `truncated` says whether anything was left out \
 and `next_offset` where the next page starts.")]
-    fn show_session(&self, Parameters(p): Parameters<ShowParams>) -> Out<crate::inspect::SessionPage> {
+    fn show_session(&self, Parameters(p): Parameters<ShowParams>) -> Result<Json<crate::inspect::SessionPage>, String> {
         let store = self.store()?;
         let view = crate::inspect::show(&store, &p.session).map_err(err)?;
         let view = view.ok_or_else(|| format!("no session {:?}", p.session))?;
@@ -219,8 +219,10 @@ and `next_offset` where the next page starts.")]
         Ok(Json(crate::inspect::page(view, p.offset.unwrap_or(0), p.limit.unwrap_or(10).max(1), max_chars)))
     }
 
-    #[tool(description = "The latest session summaries (segments) of a project, newest first, with the time of their last turn.")]
-    fn recent(&self, Parameters(p): Parameters<RecentParams>) -> Out<RecentOutput> {
+    #[tool(
+        description = "The latest session summaries (segments) of a project, newest first, with the time of their last turn."
+    )]
+    fn recent(&self, Parameters(p): Parameters<RecentParams>) -> Result<Json<RecentOutput>, String> {
         let store = self.store()?;
         let project = self.project(Some(&p.project)).unwrap_or_default();
         let segments = crate::context::recent(&store, &project, p.limit.unwrap_or(5)).map_err(err)?;
@@ -235,8 +237,8 @@ recent sessions and the earlier sessions on the same subjects (or matching `quer
     fn context(&self, Parameters(p): Parameters<ContextParams>) -> Result<CallToolResult, String> {
         let store = self.store()?;
         let project = self.project(Some(&p.project)).unwrap_or_default();
-        let block = crate::context::build(&store, &project, p.limit_tokens.unwrap_or(1500), p.query.as_deref())
-            .map_err(err)?;
+        let block =
+            crate::context::build(&store, &project, p.limit_tokens.unwrap_or(1500), p.query.as_deref()).map_err(err)?;
         let markdown = crate::context::markdown(&block);
         let out = ContextOutput { project, tokens: block.tokens, markdown };
         let value = serde_json::to_value(&out).map_err(|e| e.to_string())?;
@@ -248,7 +250,7 @@ recent sessions and the earlier sessions on the same subjects (or matching `quer
 
     #[tool(description = "Every project in the memory: its name, sessions, turns and the time of its last turn, \
 most recent first.")]
-    fn list_projects(&self) -> Out<ProjectsOutput> {
+    fn list_projects(&self) -> Result<Json<ProjectsOutput>, String> {
         let store = self.store()?;
         let projects = crate::inspect::projects(&store)
             .map_err(err)?
@@ -266,7 +268,7 @@ most recent first.")]
     #[tool(description = "Keep a note in the memory (a decision, a fact, a preference the user wants kept): \
 stored as a turn of kind `note` in the project (default: the current folder's), in a session of its own or the one \
 given; searched and summarised like the conversations. Secrets in it are redacted as in every capture.")]
-    fn remember(&self, Parameters(p): Parameters<RememberParams>) -> Out<RememberOutput> {
+    fn remember(&self, Parameters(p): Parameters<RememberParams>) -> Result<Json<RememberOutput>, String> {
         let ctx = &self.ctx;
         let now = crate::store::now_ms();
         let input = crate::capture::note(&p.text, self.project(p.project.as_deref()), p.session.as_deref(), now);

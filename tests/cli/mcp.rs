@@ -332,8 +332,13 @@ fn two_projects() -> (FakeServer, Env) {
     let env = Env::new().with_server(&server);
     env.capture("b1", "Write the release post", "Drafted it.", &["--project", "blog", "--at", "2026-03-01T10:00:00Z"])
         .ok();
-    env.capture("s1", "The login test is flaky; fix it", "Waiting for the session cookie fixed it.", &["--project", "shop"])
-        .ok();
+    env.capture(
+        "s1",
+        "The login test is flaky; fix it",
+        "Waiting for the session cookie fixed it.",
+        &["--project", "shop"],
+    )
+    .ok();
     env.capture("s1", "Now the signup test", "Same cookie wait.", &["--project", "shop"]).ok();
     env.run(&["summarize", "--once"]).ok();
     (server, env)
@@ -399,6 +404,7 @@ fn mcp_every_tool_returns_structured_content_matching_its_output_schema() {
     for (id, (name, args)) in calls.iter().enumerate() {
         let s = c.structured(id as u64 + 1, name, args.clone());
         let schema = &schemas[*name];
+        assert_eq!(schema["type"], "object", "{name} has an output schema");
         conforms(&s, schema, schema, name).unwrap_or_else(|e| panic!("{e}\n{s:#}\n{schema:#}"));
     }
     let r = c.tool(20, "context", json!({"project": "shop"}));
@@ -465,7 +471,10 @@ fn mcp_remember_stores_a_redacted_note_that_search_finds_and_a_pass_summarises()
         "remember",
         json!({"text": format!("Deploys go out on Tuesdays, never Fridays; staging key {key}"), "project": "shop"}),
     );
-    assert_eq!((s["stored"].as_bool(), s["project"].as_str(), s["redactions"].as_i64()), (Some(true), Some("shop"), Some(1)));
+    assert_eq!(
+        (s["stored"].as_bool(), s["project"].as_str(), s["redactions"].as_i64()),
+        (Some(true), Some("shop"), Some(1))
+    );
     let session = s["session"].as_str().unwrap().to_string();
     assert!(session.starts_with("note-"), "{s}");
     // Into a given session too.

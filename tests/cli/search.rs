@@ -367,7 +367,8 @@ fn summarised_late(env: &Env) -> (i64, i64) {
 fn search_hits_show_the_time_of_the_last_turn_they_cover_not_of_their_update() {
     let env = Env::new();
     let (last, _now) = summarised_late(&env);
-    let want = chrono::DateTime::from_timestamp_millis(last).unwrap().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let want =
+        chrono::DateTime::from_timestamp_millis(last).unwrap().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     for level in ["3", "4"] {
         let hits = search(&env, &["--level", level, "--min-score", "0", "tomato garden"]);
         assert_eq!(hits.len(), 1, "{hits:#?}");
