@@ -310,6 +310,12 @@ CREATE TABLE IF NOT EXISTS forgotten_keys (
     forgotten_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 "#,
+    // 8: a turn's kind: 'turn' (a conversation turn) or 'note' (something
+    // the user or agent asked to keep: MCP `remember`, `"kind": "note"`
+    // lines). A note is stored, searched and summarised as a turn is.
+    r#"
+ALTER TABLE turns ADD COLUMN kind TEXT NOT NULL DEFAULT 'turn' CHECK (kind IN ('turn', 'note'));
+"#,
 ];
 
 #[cfg(test)]

@@ -11,6 +11,16 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use super::queue::{FREE, PENDING_L4, RUNNING_L3};
 use super::{now_ms, Store};
 
+/// When the work a summary covers happened, over a `summaries m` row: the
+/// event time of its last turn (an L4: the latest last turn of the
+/// segments folded into it); its last update while it covers none. What
+/// `context` and `search` show as a summary's date (the update time is
+/// when a pass ran, not when the work was done).
+pub(crate) const COVERED_AT: &str = "coalesce(CASE m.level
+        WHEN 3 THEN (SELECT t.at FROM turns t WHERE t.id = m.last_turn_id)
+        ELSE (SELECT max(t.at) FROM summaries l3 JOIN turns t ON t.id = l3.last_turn_id WHERE l3.l4_id = m.id)
+    END, m.updated_at)";
+
 /// Where a running summary lives: a session's (L3) or a project's (L4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FoldKey {
