@@ -169,25 +169,76 @@ pub fn share_budget(items: &[&str], budget: usize) -> Vec<String> {
 }
 
 /// A topic line from a model's reply: its first line without the label,
-/// quotes or markup a model wraps a title in, and without a closing stop;
-/// 2 to [`TOPIC_MAX_WORDS`] words, telling rather than asking.
+/// quotes or markup a model wraps a title in; 2 to [`TOPIC_MAX_WORDS`]
+/// words of its first clause, telling rather than asking. Every word is
+/// the model's, in its order: a title is cut, never rewritten.
 pub fn topic_of(reply: &str) -> Result<String, String> {
+    const WRAP: &str = "\"'*#`“”‘’_ ";
     let line = reply.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    let mut t = line.trim_matches(|c: char| "\"'*#`“”‘’_ ".contains(c));
+    let mut t = line.trim_matches(|c: char| WRAP.contains(c));
     for label in ["title:", "topic:"] {
         if t.len() >= label.len() && t[..label.len()].eq_ignore_ascii_case(label) {
-            t = t[label.len()..].trim_matches(|c: char| "\"'*#`“”‘’_ ".contains(c));
+            t = t[label.len()..].trim_matches(|c: char| WRAP.contains(c));
         }
     }
-    let t = t.trim_end_matches(['.', ':', ';', ',', ' ', '-']);
-    let n = word_count(t);
-    if n < 2 || n > TOPIC_MAX_WORDS {
-        return Err(format!("the topic line has {n} words (2 to {TOPIC_MAX_WORDS})"));
+    // A title is the reply's first clause ("Check for backups that can be
+    // restored; the user asked …"), at most TOPIC_MAX_WORDS words, not
+    // ending on a word that leads somewhere ("… in the Dutch oven at").
+    let t = t.split([';', '!']).next().unwrap_or("");
+    let t = t.split(". ").next().unwrap_or("").split(" - ").next().unwrap_or("").trim_end_matches('.');
+    let mut ws: Vec<&str> = t.split_whitespace().take(TOPIC_MAX_WORDS).collect();
+    while let Some(last) = ws.last() {
+        let bare = last.trim_end_matches([',', ':', '-']).to_lowercase();
+        if bare.is_empty() || is_stop_word(&bare) || last.ends_with([',', ':', '-']) {
+            ws.pop();
+        } else {
+            break;
+        }
     }
+    if ws.len() < 2 {
+        return Err(format!("the topic line has no title of 2 words or more: {line:?}"));
+    }
+    let t = ws.join(" ");
     if t.ends_with('?') {
         return Err("the topic line asks".into());
     }
-    Ok(t.to_string())
+    Ok(t)
+}
+
+/// The clauses of a note a digest may keep on their own: the halves of
+/// "request — answer" and of "asked …; explained …", each a sentence with
+/// its first letter capitalised, filler halves and halves without a
+/// content word left out. A clause of fewer than 3 words stays with its
+/// neighbour.
+pub fn clauses(note: &str) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for half in note.split(" — ") {
+        for piece in half.split("; ") {
+            let piece = piece.trim();
+            match parts.last_mut() {
+                Some(prev) if word_count(piece) < 3 || word_count(prev) < 3 => {
+                    prev.push_str("; ");
+                    prev.push_str(piece);
+                }
+                _ => parts.push(piece.to_string()),
+            }
+        }
+    }
+    parts
+        .into_iter()
+        .map(|p| p.trim_end_matches([';', ',', ' ', '-', ':']).to_string())
+        .filter(|p| !is_filler(p) && !crate::pipeline::grounding::content_stems(p).is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            let first = c.next().map(|f| f.to_uppercase().collect::<String>()).unwrap_or_default();
+            let p = first + c.as_str();
+            if p.ends_with(['.', '!', '?', '…']) {
+                p
+            } else {
+                format!("{p}.")
+            }
+        })
+        .collect()
 }
 
 /// Which of a segment's notes (its turns' L2s, in turn order) a digest of
@@ -294,12 +345,39 @@ mod tests {
     }
 
     #[test]
+    fn a_note_splits_into_its_clauses_and_its_filler_half_is_left_out() {
+        assert_eq!(
+            clauses("Caroline: I went to a LGBTQ support group yesterday — Melanie: Wow, that's cool, Caroline!"),
+            vec!["Caroline: I went to a LGBTQ support group yesterday."]
+        );
+        assert_eq!(
+            clauses("The user asked how to verify backups; the assistant suggested restic check weekly."),
+            vec!["The user asked how to verify backups.", "The assistant suggested restic check weekly."]
+        );
+        assert_eq!(clauses("Set EMAIL_PORT = 587; done"), vec!["Set EMAIL_PORT = 587; done."]);
+    }
+
+    #[test]
     fn a_topic_line_is_a_short_title_without_label_quotes_or_stop() {
         assert_eq!(topic_of("Title: \"Restic backups of /srv.\"\nmore").unwrap(), "Restic backups of /srv");
         assert_eq!(topic_of("**Bread baking at 250 C**").unwrap(), "Bread baking at 250 C");
         assert!(topic_of("Backups").is_err());
         assert!(topic_of("What about the backups of the server?").is_err());
-        assert!(topic_of(&"word ".repeat(13)).is_err());
+        assert_eq!(topic_of(&"word ".repeat(20)).unwrap(), "word ".repeat(TOPIC_MAX_WORDS).trim());
+        assert_eq!(
+            topic_of("Back up /srv every night using, restic to").unwrap(),
+            "Back up /srv every night using, restic"
+        );
+        assert_eq!(
+            topic_of("Check for backups that can be restored; the user asked if restic should").unwrap(),
+            "Check for backups that can be restored"
+        );
+        assert_eq!(
+            topic_of("How to bake a first sourdough loaf in the Dutch oven at 250%").unwrap(),
+            "How to bake a first sourdough loaf in the Dutch oven"
+        );
+        assert!(topic_of("The, of").is_err());
+        assert_eq!(topic_of("Upgrading restic to 0.16.4. Then more").unwrap(), "Upgrading restic to 0.16.4");
     }
 
     #[test]

@@ -284,19 +284,30 @@ fn digest_segment(
     if !useful.is_empty() {
         notes = useful;
     }
-    let texts: Vec<String> = notes.iter().map(|n| as_sentence(n.0)).collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    // The digest is made of the notes' clauses: "request — answer" and
+    // "asked …; explained …" are two, and the filler half of a note
+    // ("Melanie: Wow, that's cool!") is left out.
+    let mut units: Vec<(String, usize)> = Vec::new();
+    for (i, n) in notes.iter().enumerate() {
+        units.extend(digest::clauses(n.0).into_iter().map(|c| (c, i)));
+    }
+    if units.is_empty() {
+        units = notes.iter().enumerate().map(|(i, n)| (as_sentence(n.0), i)).collect();
+    }
+    let texts: Vec<&str> = units.iter().map(|u| u.0.as_str()).collect();
+    let turns: Vec<&str> = notes.iter().map(|n| n.1).collect();
+    let note_texts: Vec<&str> = notes.iter().map(|n| n.0).collect();
     let budget = input.budget();
-    let mut kept = digest::select_notes(&refs, budget.saturating_sub(prompts::TOPIC_MAX_WORDS));
-    if kept.is_empty() && !refs.is_empty() {
+    let topic = topic_line(model, opts, &note_texts, &turns)?;
+    let room = budget.saturating_sub(topic.as_ref().map_or(0, |(t, _)| digest::word_count(t)));
+    let mut kept = digest::select_notes(&texts, room);
+    if kept.is_empty() && !texts.is_empty() {
         kept.push(0);
     }
-    let body = digest::fit_sentences(&kept.iter().map(|&i| texts[i].clone()).collect::<Vec<_>>(), budget);
-    let kept_notes: Vec<&str> = kept.iter().map(|&i| refs[i]).collect();
-    let turns: Vec<&str> = kept.iter().map(|&i| notes[i].1).collect();
-    let (content, written) = match topic_line(model, opts, &kept_notes, &turns)? {
+    let body = digest::fit_sentences(&kept.iter().map(|&k| texts[k].to_string()).collect::<Vec<_>>(), room);
+    let (content, written) = match topic {
         Some((topic, model_id)) => {
-            let all_model = kept.iter().all(|&i| notes[i].2);
+            let all_model = kept.iter().all(|&k| notes[units[k].1].2);
             let origin = if all_model { "model" } else { "extractive" };
             (format!("{topic}: {body}"), Written { model: model_id, prompt_version: prompts::TOPIC_VERSION, origin })
         }
