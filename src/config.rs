@@ -199,6 +199,10 @@ pub struct Summaries {
     /// ("different question") or opens with a greeting.
     #[serde(serialize_with = "as_typed")]
     pub cue_weight: f32,
+    /// Added to the topic signal when the user asks a question of their
+    /// own (a new request; an answer to the assistant never opens a segment).
+    #[serde(serialize_with = "as_typed")]
+    pub question_weight: f32,
 }
 
 impl Default for Summaries {
@@ -215,12 +219,13 @@ impl Default for Summaries {
             restrict_vocabulary: true,
             l3_digest: true,
             segmenter: Segmenter::Auto,
-            segment_floor: 2.0,
-            segment_strong: 3.5,
+            segment_floor: 2.8,
+            segment_strong: 4.0,
             segment_min_turns: 2,
             lexical_weight: 0.4,
             pause_weight: 0.15,
             cue_weight: 1.0,
+            question_weight: 1.8,
         }
     }
 }
@@ -418,17 +423,17 @@ const RETIRED: &[(&str, &str, &str)] = &[
     (
         "summaries",
         "segment_relative",
-        "the segmenter no longer weighs a gap against the highest around: remove it, or set segment_floor (default 2.0; lower: more segments)",
+        "the segmenter no longer weighs a gap against the highest around: remove it, or set segment_floor (default 2.8; lower: more segments)",
     ),
     (
         "summaries",
         "segment_cut",
-        "the segmenter no longer combines its signals into a probability: remove it, or set segment_floor (default 2.0; lower: more segments)",
+        "the segmenter no longer combines its signals into a probability: remove it, or set segment_floor (default 2.8; lower: more segments)",
     ),
     (
         "summaries",
         "segment_threshold",
-        "the floor of the topic signal is now segment_floor, on a new scale: remove it, or set segment_floor (default 2.0; lower: more segments)",
+        "the floor of the topic signal is now segment_floor, on a new scale: remove it, or set segment_floor (default 2.8; lower: more segments)",
     ),
     (
         "summaries",
@@ -548,6 +553,7 @@ fn check(c: &Config, origins: &Origins) -> Result<()> {
     range!("summaries", "lexical_weight", s.lexical_weight, 0.0, 10.0);
     range!("summaries", "pause_weight", s.pause_weight, 0.0, 10.0);
     range!("summaries", "cue_weight", s.cue_weight, 0.0, 10.0);
+    range!("summaries", "question_weight", s.question_weight, 0.0, 10.0);
     range!("housekeeping", "summary_pause_minutes", c.housekeeping.summary_pause_minutes, 0, 10_080);
     range!("capture", "max_field_bytes", c.capture.max_field_bytes, 16, 1 << 28);
     range!("search", "vector_weight", c.search.vector_weight, 0.0, 1.0);
@@ -594,7 +600,7 @@ mod tests {
             let e = parse(&format!("[summaries]\n{key} = 0.37\n"), Path::new("c.toml")).unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!("c.toml: [summaries] {key} is no longer a setting;"))
-                    && e.contains("set segment_floor (default 2.0"),
+                    && e.contains("set segment_floor (default 2.8"),
                 "{e}"
             );
         }
@@ -607,12 +613,13 @@ mod tests {
         let shown = toml::to_string_pretty(&Config::default()).unwrap();
         for line in [
             "temperature = 0.2\n",
-            "segment_floor = 2.0\n",
-            "segment_strong = 3.5\n",
+            "segment_floor = 2.8\n",
+            "segment_strong = 4.0\n",
             "segment_min_turns = 2\n",
             "lexical_weight = 0.4\n",
             "pause_weight = 0.15\n",
             "cue_weight = 1.0\n",
+            "question_weight = 1.8\n",
         ] {
             assert!(shown.contains(line), "{line:?} missing from:\n{shown}");
         }

@@ -67,6 +67,7 @@ impl PassOptions {
                 pause_weight: s.pause_weight,
                 pause_ms,
                 cue_weight: s.cue_weight,
+                question_weight: s.question_weight,
                 model_votes: match s.segmenter {
                     Segmenter::Model => true,
                     // A server-sized model judges topics well enough to be

@@ -22,9 +22,12 @@
 //!   raise the signal. A greeting opens a conversation: it is never an
 //!   answer, and it may start a segment without a content word ("hi").
 //!
-//! A gap is a boundary when its signal reaches a floor and the session's
-//! own mean around it, stands as a local peak, and the running segment is
-//! long enough, unless the shift is overwhelming (see [`score`]). The
+//! - the dialogue act, again: a question of the user's own (not an answer)
+//!   is a new request and raises the signal.
+//!
+//! A gap is a boundary when its signal reaches a floor and a share of the
+//! strongest shift around it, and the running segment is long enough,
+//! unless the shift is overwhelming (see [`score`]). The
 //! model's NO_MERGE verdict is one more vote only when the model can be
 //! trusted (see [`Settings::model_votes`]); everything here is pure, so the
 //! decision is unit-tested on scripted vectors and texts.
@@ -33,7 +36,7 @@ mod score;
 #[cfg(test)]
 mod tests;
 
-pub use score::{has_substance, judge, Score, Verdict, CONTEXT, WINDOW};
+pub use score::{has_substance, judge, Score, Verdict, CONTEXT, RELATIVE, WINDOW};
 
 pub use crate::config::Segmenter;
 
@@ -90,6 +93,8 @@ pub struct Settings {
     pub pause_ms: i64,
     /// Added for a cue that announces a new topic.
     pub cue_weight: f32,
+    /// Added when the user asks a question of their own (a new request).
+    pub question_weight: f32,
     /// Whether the model is asked for, and believed on, NO_MERGE.
     pub model_votes: bool,
 }

@@ -13,8 +13,10 @@
 //!   only beside its neighbours);
 //! - `lexical_weight` times the lexical novelty (how few content words the
 //!   turns on both sides share);
-//! - `cue_weight` when the user announces a new topic or greets, and
-//!   `pause_weight` for a long pause.
+//! - `question_weight` when the user asks a question of their own (a new
+//!   request: not an answer to the assistant, which never opens a
+//!   segment), `cue_weight` when the user announces a new topic or greets,
+//!   and `pause_weight` for a long pause.
 //!
 //! A gap starts a new segment when
 //!
@@ -22,17 +24,17 @@
 //!   stop words and acknowledgements: "thanks", "ok do it", "That fixed
 //!   it." never do) and does not answer the assistant's question, or it
 //!   announces a new topic or greets;
-//! - its signal reaches `segment_floor` and the session's own mean signal
-//!   over the gaps within [`CONTEXT`] on both sides (a per-session adaptive
-//!   threshold: in a conversation whose every turn reads differently, only
-//!   the gaps that stand out count);
-//! - it is a local peak: no neighbouring gap whose message could open a
-//!   segment has a higher signal (the window smears a shift over the gaps
-//!   beside it);
+//! - its signal reaches `segment_floor` and [`RELATIVE`] times the
+//!   strongest signal of the gaps within [`CONTEXT`] on both sides that
+//!   could open a segment (a per-session adaptive threshold: beside a
+//!   change of conversation, a follow-up that reads a little differently
+//!   is no shift);
 //! - the running segment has at least `segment_min_turns` turns.
 //!
-//! An overwhelming shift (signal at least `segment_strong`) needs neither
-//! the minimum length nor the peak. The rule is judged per gap with what is
+//! An overwhelming shift (signal at least `segment_strong`) needs no
+//! minimum length. No local peak is asked for: the minimum length already
+//! keeps a shift smeared over two gaps from splitting twice, and task
+//! dialogue changes its request at consecutive turns. The rule is judged per gap with what is
 //! known: the past always, the following turns where they are captured
 //! (backfill, a backlog, threshold mode); a decision once taken is never
 //! revisited. The defaults were chosen by leave-one-dataset-out validation
@@ -52,6 +54,8 @@ pub const WINDOW: usize = 2;
 pub const CONTEXT: usize = 10;
 /// Weight of the blocks' dissimilarity (1 - cosine) in the signal.
 pub const SIMILARITY_WEIGHT: f32 = 2.0;
+/// The share of the strongest signal around a gap that it must reach.
+pub const RELATIVE: f32 = 0.7;
 
 /// Words that acknowledge or agree and say nothing about a topic.
 const ACKNOWLEDGEMENTS: &[&str] = &[
@@ -125,16 +129,18 @@ pub struct Score {
     pub pause: f32,
     /// Discourse cue of the user's words (a new topic announced).
     pub cue: f32,
+    /// The dialogue act: `question_weight` when the user asks a question
+    /// of their own.
+    pub question: f32,
     /// The topic signal.
     pub signal: f32,
-    /// The session's mean signal over the gaps around.
-    pub mean: f32,
-    /// What `signal` had to reach: the floor or the mean, the higher.
+    /// The strongest signal of the gaps around that could open a segment.
+    pub strongest: f32,
+    /// What `signal` had to reach: the floor or [`RELATIVE`] times
+    /// `strongest`, the higher.
     pub threshold: f32,
     /// `segment_strong`.
     pub strong: f32,
-    /// Whether no neighbouring gap that could open a segment is higher.
-    pub peak: bool,
     /// Whether the user answers the assistant's question.
     pub answers: bool,
     /// Whether the user's message has a word of substance, announces a
@@ -151,10 +157,8 @@ pub enum Verdict {
     Filler,
     /// An answer to the assistant's question continues its topic.
     Answer,
-    /// Below the floor or the session's mean.
+    /// Below the floor or the share of the strongest shift around.
     Weak,
-    /// A neighbouring gap shifts more.
-    NotPeak,
     /// The running segment is shorter than `segment_min_turns`.
     TooShort,
 }
@@ -167,7 +171,6 @@ impl Verdict {
             Verdict::Filler => "continues (no word of substance)",
             Verdict::Answer => "continues (answers the assistant)",
             Verdict::Weak => "continues (below the threshold)",
-            Verdict::NotPeak => "continues (a neighbouring gap shifts more)",
             Verdict::TooShort => "continues (the segment is too short for this shift)",
         }
     }
@@ -193,9 +196,6 @@ impl Score {
         }
         if self.signal < self.threshold {
             return Verdict::Weak;
-        }
-        if !self.peak {
-            return Verdict::NotPeak;
         }
         if running < min_turns {
             return Verdict::TooShort;
@@ -243,7 +243,11 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
         let gap = (turns[i].at - turns[i - 1].at).max(0) as f32;
         let pause = if s.pause_ms > 0 { s.pause_weight * (gap / s.pause_ms as f32).min(1.0) } else { 0.0 };
         let cue = if announced { s.cue_weight } else { 0.0 };
-        let signal = depth + SIMILARITY_WEIGHT * (1.0 - sims[i]) + s.lexical_weight * lexical + cue + pause;
+        let substance = greeting || announced || has_substance(&turns[i].user);
+        // A question of the user's own is a new request (an answer to the
+        // assistant is none, and a message without substance opens nothing).
+        let question = if substance && !answers && is_question(&turns[i].user) { s.question_weight } else { 0.0 };
+        let signal = depth + SIMILARITY_WEIGHT * (1.0 - sims[i]) + s.lexical_weight * lexical + cue + question + pause;
         out.push(Some(Score {
             similarity: sims[i],
             depth,
@@ -251,27 +255,22 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
             adjacent: cosine(vectors[i - 1], vectors[i]),
             pause,
             cue,
+            question,
             signal,
             strong: s.strong,
             answers,
-            substance: greeting || announced || has_substance(&turns[i].user),
+            substance,
             ..Score::default()
         }));
     }
     let scored: Vec<Score> = out.iter().flatten().copied().collect();
     // scored[i - 1] is gap i.
-    let signal = |i: usize| scored[i - 1].signal;
     for (i, slot) in out.iter_mut().enumerate().skip(1) {
         let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));
-        let mean = (lo..=hi).map(signal).sum::<f32>() / (hi - lo + 1) as f32;
-        let peak = [i - 1, i + 1].into_iter().filter(|&j| j >= 1 && j < n).all(|j| {
-            let other = &scored[j - 1];
-            !other.opens() || other.signal <= signal(i)
-        });
+        let strongest = (lo..=hi).map(|j| &scored[j - 1]).filter(|o| o.opens()).map(|o| o.signal).fold(0.0, f32::max);
         let sc = slot.as_mut().expect("every gap is scored");
-        sc.mean = mean;
-        sc.threshold = s.floor.max(mean);
-        sc.peak = peak;
+        sc.strongest = strongest;
+        sc.threshold = s.floor.max(RELATIVE * strongest);
     }
     Some(out)
 }

@@ -122,11 +122,12 @@ fn a_two_topic_session_splits_where_the_topic_changes_only() {
     let judged = judge(&turns, &s).unwrap();
     let shift = judged[3].unwrap();
     assert!(shift.depth > 1.5 && shift.lexical == 1.0 && shift.signal >= s.floor, "{shift:?}");
-    // The window smears the shift over the gaps beside it; a boundary is the
-    // local peak, and the gaps beside it are no peaks.
+    // The window smears the shift over the gaps beside it: they are weaker,
+    // and the minimum length keeps the gap after the shift from splitting.
     let (before, after) = (judged[2].unwrap(), judged[4].unwrap());
-    assert!(shift.peak && !before.peak && !after.peak, "{judged:?}");
     assert!(before.signal < shift.signal && after.signal < shift.signal, "{judged:?}");
+    assert!(before.verdict(2, s.min_turns) != Verdict::NewSegment, "{before:?}");
+    assert_eq!(after.verdict(1, s.min_turns) == Verdict::NewSegment, after.signal >= s.strong, "{after:?}");
 }
 
 #[test]
@@ -178,13 +179,13 @@ fn filler_and_acknowledgements_never_open_a_segment() {
 fn a_segment_needs_its_minimum_length_unless_the_shift_is_overwhelming() {
     let s = settings();
     assert_eq!(s.min_turns, 2);
-    let sc = Score { signal: 3.0, threshold: 2.2, strong: 3.5, peak: true, substance: true, ..Score::default() };
+    let sc = Score { signal: 3.0, threshold: 2.8, strong: 4.0, substance: true, ..Score::default() };
     // After one turn of the running segment a clear shift does not end it...
     assert_eq!(sc.verdict(1, s.min_turns), Verdict::TooShort);
     // ...after two it does.
     assert_eq!(sc.verdict(2, s.min_turns), Verdict::NewSegment);
-    // An overwhelming shift may leave a segment of one turn, and needs no peak.
-    let strong = Score { signal: 3.6, peak: false, ..sc };
+    // An overwhelming shift may leave a segment of one turn.
+    let strong = Score { signal: 4.1, ..sc };
     assert_eq!(strong.verdict(1, s.min_turns), Verdict::NewSegment);
     // A longer minimum holds a shift back longer.
     assert_eq!(sc.verdict(2, 3), Verdict::TooShort);
@@ -213,53 +214,81 @@ fn a_segment_needs_its_minimum_length_unless_the_shift_is_overwhelming() {
 #[test]
 fn the_threshold_adapts_to_the_sessions_own_signal() {
     let s = settings();
-    // A gap above the floor but below the session's mean signal around it
-    // (a conversation where every turn reads differently) does not split;
-    // the same gap in a calm session does.
-    let busy = Score {
-        signal: 2.5,
-        mean: 2.8,
-        threshold: s.floor.max(2.8),
+    // A gap above the floor but below RELATIVE times the strongest shift
+    // around it (a follow-up beside a change of conversation) does not
+    // split; the same gap where nothing around shifts more does.
+    let beside = Score {
+        signal: 3.0,
+        strongest: 5.0,
+        threshold: s.floor.max(RELATIVE * 5.0),
         strong: s.strong,
-        peak: true,
         substance: true,
         ..Score::default()
     };
-    assert_eq!(busy.verdict(4, s.min_turns), Verdict::Weak);
-    let calm = Score { mean: 1.0, threshold: s.floor.max(1.0), ..busy };
-    assert_eq!(calm.verdict(4, s.min_turns), Verdict::NewSegment);
+    assert_eq!(beside.verdict(4, s.min_turns), Verdict::Weak);
+    let alone = Score { strongest: 3.0, threshold: s.floor.max(RELATIVE * 3.0), ..beside };
+    assert_eq!(alone.verdict(4, s.min_turns), Verdict::NewSegment);
 
-    // judge() sets the threshold from the session's gaps around.
-    let mild = [0.5, 0.5, 0.0];
-    let calm_session = session(&[
-        ("restic backup of /srv every night", &BACKUP),
-        ("restic backup repository encrypted", &BACKUP),
-        ("restic backup check weekly", &BACKUP),
-        ("restic offsite copy to cloud storage", &mild),
-        ("restic offsite copy rotation", &mild),
-        ("restic offsite copy schedule", &mild),
+    // judge() sets the threshold from the gaps around that could open a
+    // segment: the strongest of them (filler excluded).
+    let offsite = [0.2, 0.0, 0.98];
+    let calm = [
+        ("restic backup of /srv every night", &BACKUP[..]),
+        ("restic backup repository encrypted", &BACKUP[..]),
+        ("restic backup check weekly", &BACKUP[..]),
+        ("restic offsite copy to cloud storage", &offsite[..]),
+        ("restic offsite copy rotation", &offsite[..]),
+        ("restic offsite copy schedule", &offsite[..]),
+    ];
+    let mut all = calm.to_vec();
+    all.extend([
+        ("why does my sourdough bread come out dense?", &BREAD[..]),
+        ("sourdough bread hydration", &BREAD[..]),
+        ("thanks", &TAXES[..]),
     ]);
-    let judged = judge(&calm_session, &s).unwrap();
+    let turns = session(&all);
+    let judged = judge(&turns, &s).unwrap();
+    let strongest = judged.iter().flatten().filter(|sc| sc.opens()).map(|sc| sc.signal).fold(0.0, f32::max);
+    assert!(!judged[8].unwrap().opens(), "{judged:?}");
     let gap = judged[3].unwrap();
-    let signals: Vec<f32> = judged.iter().flatten().map(|sc| sc.signal).collect();
-    let mean = signals.iter().sum::<f32>() / signals.len() as f32;
-    assert!((gap.mean - mean).abs() < 1e-5, "{gap:?} {signals:?}");
-    assert_eq!(gap.threshold, s.floor.max(gap.mean));
-    // Every turn of this chit-chat changes the subject (each its own
-    // direction, its own words): the session's mean signal rises above the
-    // floor, and the threshold with it.
-    let texts = ["bread", "taxes", "garden", "movies", "travel", "music", "dogs", "chess", "coffee"];
-    let busy_session: Vec<TurnView> = texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let mut v = [0.0f32; 9];
-            v[i] = 1.0;
-            turn(i as i64 + 1, i as i64, &format!("{t} {t}s"), &v)
-        })
-        .collect();
-    let judged = judge(&busy_session, &s).unwrap();
-    assert!(judged.iter().flatten().all(|sc| sc.mean > s.floor && sc.threshold == sc.mean), "{judged:?}");
+    assert!((gap.strongest - strongest).abs() < 1e-5, "{gap:?} {judged:?}");
+    assert_eq!(gap.threshold, s.floor.max(RELATIVE * gap.strongest));
+    // Beside the change to bread, the milder change to offsite copies is
+    // held back; in the session without it, the same change splits.
+    assert!(gap.signal >= s.floor && gap.signal < gap.threshold, "{gap:?}");
+    assert_eq!(boundaries(&turns, &s), [6], "{judged:?}");
+    assert_eq!(boundaries(&session(&calm), &s), [3], "{:?}", judge(&session(&calm), &s));
+}
+
+#[test]
+fn a_question_of_the_users_own_raises_the_signal_and_an_answer_does_not() {
+    let s = settings();
+    let half = [0.6, 0.8, 0.0];
+    let texts = |last: &str| {
+        session(&[
+            ("restic backup of /srv every night", &BACKUP),
+            ("restic backup repository encrypted", &BACKUP),
+            ("restic backup check weekly", &BACKUP),
+            (last, &half),
+            (last, &half),
+        ])
+    };
+    let asked = judge(&texts("what flour suits a rye loaf?"), &s).unwrap()[3].unwrap();
+    let told = judge(&texts("rye flour suits a dense loaf"), &s).unwrap()[3].unwrap();
+    assert!((asked.question - s.question_weight).abs() < 1e-6 && told.question == 0.0, "{asked:?} {told:?}");
+    assert!((asked.signal - told.signal - s.question_weight).abs() < 1e-4, "{asked:?} {told:?}");
+    // An answer to the assistant's question is no request of the user's own.
+    let mut answered = texts("rye flour suits a dense loaf");
+    answered[2].reply_asks = true;
+    let sc = judge(&answered, &s).unwrap()[3].unwrap();
+    assert!(sc.answers && sc.question == 0.0 && sc.verdict(3, s.min_turns) == Verdict::Answer, "{sc:?}");
+    // A question without a word of substance neither.
+    let bare = judge(&texts("ok?"), &s).unwrap()[3].unwrap();
+    assert_eq!(bare.question, 0.0, "{bare:?}");
+    // A half change of subject splits when the user asks for it, not when
+    // the user only says something about it.
+    assert_eq!(boundaries(&texts("what flour suits a rye loaf?"), &s), [3]);
+    assert_eq!(boundaries(&texts("rye flour suits a dense loaf"), &s), Vec::<usize>::new());
 }
 
 #[test]
