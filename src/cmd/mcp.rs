@@ -21,7 +21,7 @@ pub struct SearchParams {
     pub query: String,
     /// Number of hits (default 10).
     pub limit: Option<usize>,
-    /// Only this project.
+    /// Only this project: its name (as `ragger projects` lists it) or its folder.
     pub project: Option<String>,
     /// Only this session id.
     pub session: Option<String>,
@@ -38,7 +38,8 @@ pub struct ShowParams {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct RecentParams {
-    /// Project name.
+    /// The project: its name (as `ragger projects` lists it) or its folder
+    /// (a sub-folder finds its repository's project).
     pub project: String,
     /// Number of segments (default 5).
     pub limit: Option<usize>,
@@ -46,7 +47,8 @@ pub struct RecentParams {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ContextParams {
-    /// Project name.
+    /// The project: its name (as `ragger projects` lists it) or its folder
+    /// (a sub-folder finds its repository's project).
     pub project: String,
     /// Budget of the block in tokens (default 1500).
     pub limit_tokens: Option<usize>,
@@ -73,6 +75,16 @@ impl Server {
         crate::store::inspect::read_only(&store).map_err(|e| e.to_string())?;
         Ok(store)
     }
+
+    /// The key of a tool's `project` argument (a name or a folder); an
+    /// unknown one is the tool's error.
+    fn project(&self, store: &Store, arg: &str) -> Result<String, String> {
+        self.ctx.project(store, arg).map_err(|e| format!("{e:#}"))
+    }
+
+    fn project_opt(&self, store: &Store, arg: Option<String>) -> Result<Option<String>, String> {
+        arg.map(|a| self.project(store, &a)).transpose()
+    }
 }
 
 fn json<T: serde::Serialize>(v: &T) -> ToolResult {
@@ -89,7 +101,7 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
             &self.ctx,
             &store,
             &p.query,
-            &crate::search::Filters { level: p.level, session: p.session, project: p.project, since: None },
+            &crate::search::Filters { level: p.level, session: p.session, project: self.project_opt(&store, p.project)?, since: None },
             p.limit.unwrap_or(10),
         )
         .map_err(|e| format!("{e:#}"))?;
@@ -108,7 +120,8 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
     #[tool(description = "The latest session summaries (segments) of a project, newest first, with dates.")]
     fn recent(&self, Parameters(p): Parameters<RecentParams>) -> ToolResult {
         let store = self.store()?;
-        let recent = crate::context::recent(&store, &p.project, p.limit.unwrap_or(5)).map_err(|e| format!("{e:#}"))?;
+        let project = self.project(&store, &p.project)?;
+        let recent = crate::context::recent(&store, &project, p.limit.unwrap_or(5)).map_err(|e| format!("{e:#}"))?;
         json(&recent)
     }
 
@@ -116,7 +129,8 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
 recent sessions and the earlier sessions on the same subjects (or matching `query`), within a token budget, as Markdown.")]
     fn context(&self, Parameters(p): Parameters<ContextParams>) -> ToolResult {
         let store = self.store()?;
-        let block = crate::context::build(&store, &p.project, p.limit_tokens.unwrap_or(1500), p.query.as_deref())
+        let project = self.project(&store, &p.project)?;
+        let block = crate::context::build(&store, &project, p.limit_tokens.unwrap_or(1500), p.query.as_deref())
             .map_err(|e| format!("{e:#}"))?;
         Ok(crate::context::markdown(&block))
     }
