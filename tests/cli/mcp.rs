@@ -105,7 +105,10 @@ fn mcp_does_not_write_the_database() {
     );
     c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let r = c.call(2, "tools/call", json!({"name": "recent", "arguments": {"project": "none"}}));
-    assert_eq!(r["result"]["content"][0]["text"], "[]", "{r}");
+    assert_eq!(r["result"]["isError"], json!(true), "an unknown project is the tool's error: {r}");
+    // A folder no project has: an error too, and the lookup writes nothing.
+    let r = c.call(3, "tools/call", json!({"name": "context", "arguments": {"project": "/nowhere/x"}}));
+    assert_eq!(r["result"]["isError"], json!(true), "{r}");
     drop(c.stdin);
     c.child.wait().unwrap();
     assert_eq!((std::fs::read(env.db()).unwrap(), std::fs::read(&wal).unwrap_or_default()), before);

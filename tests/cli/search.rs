@@ -52,6 +52,12 @@ pub(crate) fn seeded(env: &Env) {
     ];
     for (i, (name, project, at, l2s, l3)) in sessions.iter().enumerate() {
         let sid = i as i64 + 1;
+        // A project known by name, as capture --project NAME stores it.
+        db.execute(
+            "INSERT OR IGNORE INTO projects (key, name, label, created_at) VALUES (?1, ?1, ?1, ?2)",
+            rusqlite::params![project, at],
+        )
+        .unwrap();
         db.execute(
             "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
             rusqlite::params![sid, name, project, at],
