@@ -137,9 +137,9 @@ impl Door {
         derive_key: bool,
     ) -> Result<Admitted, String> {
         let project = input.project.as_deref().and_then(|p| self.project_of(p));
-        let excluded = project.as_ref().is_some_and(|p| {
-            self.exclusions.project(Some(&p.name)) || self.exclusions.project(p.root.as_deref())
-        });
+        let excluded = project
+            .as_ref()
+            .is_some_and(|p| self.exclusions.project(Some(&p.name)) || self.exclusions.project(p.root.as_deref()));
         if excluded || cwd.and_then(crate::exclude::ignore_file).is_some() {
             return Ok(Admitted::Excluded);
         }

@@ -150,8 +150,11 @@ impl Ctx {
     pub fn project(&self, store: &Store, arg: &str) -> Result<String> {
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let lookup =
-            crate::store::projects::Lookup { home: home.as_deref(), cwd: &cwd, configured: &self.config.import.projects };
+        let lookup = crate::store::projects::Lookup {
+            home: home.as_deref(),
+            cwd: &cwd,
+            configured: &self.config.import.projects,
+        };
         crate::store::projects::resolve(store, arg, &lookup)
     }
 

@@ -190,10 +190,11 @@ mod tests {
 
     #[test]
     fn configured_folders_name_their_projects_and_one_name_is_one_project() {
-        let map: BTreeMap<String, String> = [("/src/shop/", "shop"), ("/src/shop/admin", "admin"), ("/old/shop", "shop")]
-            .into_iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
+        let map: BTreeMap<String, String> =
+            [("/src/shop/", "shop"), ("/src/shop/admin", "admin"), ("/old/shop", "shop")]
+                .into_iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
         let shop = Spec { name: "shop".into(), root: Some("/old/shop".into()) };
         assert_eq!(for_folder("/src/shop", &map), Some(shop.clone()));
         assert_eq!(for_folder("/src/shop/web/ui", &map), Some(shop.clone()));

@@ -21,7 +21,10 @@ pub fn project_of_args(ctx: &Ctx, store: &crate::store::Store, args: &ContextArg
     let shown = dir.display().to_string();
     let abs = crate::project::absolute(&dir.to_string_lossy(), None, &std::env::current_dir()?);
     crate::store::projects::of_folder(store, &abs, &ctx.config.import.projects)?.ok_or_else(|| {
-        fail(Exit::Usage, format!("no project for folder {shown}: nothing stored from it yet; `ragger projects` lists them"))
+        fail(
+            Exit::Usage,
+            format!("no project for folder {shown}: nothing stored from it yet; `ragger projects` lists them"),
+        )
     })
 }
 

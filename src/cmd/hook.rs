@@ -282,8 +282,7 @@ fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
             drain(ctx, &mut store, started);
         }
         "SessionStart" => {
-            let Some(cwd) = hook.cwd.as_deref().map(str::trim).filter(|c| std::path::Path::new(c).is_absolute())
-            else {
+            let Some(cwd) = hook.cwd.as_deref().map(str::trim).filter(|c| std::path::Path::new(c).is_absolute()) else {
                 return Ok(());
             };
             // No database yet: nothing to remember, and a session start
@@ -296,8 +295,7 @@ fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
             // The project of the folder's repository (a session started in a
             // sub-folder gets its repository's memory); none stored: no memory.
             let configured = &ctx.config.import.projects;
-            let Some(project) =
-                crate::store::projects::of_folder(&store, std::path::Path::new(cwd), configured)?
+            let Some(project) = crate::store::projects::of_folder(&store, std::path::Path::new(cwd), configured)?
             else {
                 return Ok(());
             };

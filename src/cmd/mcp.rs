@@ -101,7 +101,12 @@ by meaning and keywords. Returns hits with score, level, session, project, time 
             &self.ctx,
             &store,
             &p.query,
-            &crate::search::Filters { level: p.level, session: p.session, project: self.project_opt(&store, p.project)?, since: None },
+            &crate::search::Filters {
+                level: p.level,
+                session: p.session,
+                project: self.project_opt(&store, p.project)?,
+                since: None,
+            },
             p.limit.unwrap_or(10),
         )
         .map_err(|e| format!("{e:#}"))?;

@@ -70,7 +70,8 @@ pub fn find(c: &Connection, spec: &Spec) -> rusqlite::Result<Found> {
 fn rows(c: &Connection, filter: &str, arg: &str) -> rusqlite::Result<Vec<Project>> {
     let sql = format!("SELECT key, name, root, label FROM projects {filter} ORDER BY label, key");
     let mut stmt = c.prepare_cached(&sql)?;
-    let map = |r: &rusqlite::Row<'_>| Ok(Project { key: r.get(0)?, name: r.get(1)?, root: r.get(2)?, label: r.get(3)? });
+    let map =
+        |r: &rusqlite::Row<'_>| Ok(Project { key: r.get(0)?, name: r.get(1)?, root: r.get(2)?, label: r.get(3)? });
     let out = if filter.contains("?1") { stmt.query_map([arg], map)? } else { stmt.query_map([], map)? };
     out.collect()
 }
@@ -200,7 +201,8 @@ pub fn of_folder(store: &Store, abs: &Path, configured: &BTreeMap<String, String
             return Ok(Some(k));
         }
     }
-    let in_repository = spec.as_ref().and_then(|s| s.root.as_deref()).is_some_and(|r| Path::new(r).join(".git").exists());
+    let in_repository =
+        spec.as_ref().and_then(|s| s.root.as_deref()).is_some_and(|r| Path::new(r).join(".git").exists());
     let configured_name = configured.keys().any(|d| abs.starts_with(d.trim_end_matches('/')));
     if in_repository || configured_name {
         return Ok(None);

@@ -412,7 +412,10 @@ mod tests {
             .unwrap();
         assert_eq!(
             rows,
-            [("gone".into(), "gone".into(), None, "gone".into(), 2), ("shop".into(), "shop".into(), None, "shop".into(), 3)]
+            [
+                ("gone".into(), "gone".into(), None, "gone".into(), 2),
+                ("shop".into(), "shop".into(), None, "shop".into(), 3)
+            ]
         );
     }
 }

@@ -78,10 +78,8 @@ pub fn other_project(tx: &Transaction<'_>, t: &Turn) -> rusqlite::Result<Option<
     if super::projects::find(tx, wanted)? == super::projects::Found::Key(kept.clone()) {
         return Ok(None);
     }
-    let label = tx
-        .prepare_cached("SELECT label FROM projects WHERE key = ?1")?
-        .query_row([&kept], |r| r.get(0))
-        .optional()?;
+    let label =
+        tx.prepare_cached("SELECT label FROM projects WHERE key = ?1")?.query_row([&kept], |r| r.get(0)).optional()?;
     Ok(Some(label.unwrap_or(kept)))
 }
 

@@ -86,7 +86,13 @@ fn two_repositories_with_the_same_folder_name_never_share_memory() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p["project"].as_str().unwrap().into(), p["name"].as_str().unwrap().into(), p["root"].as_str().unwrap().into()))
+        .map(|p| {
+            (
+                p["project"].as_str().unwrap().into(),
+                p["name"].as_str().unwrap().into(),
+                p["root"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     listed.sort();
     assert_eq!(
@@ -158,7 +164,10 @@ impl Mcp {
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut m = Mcp { child, stdin, stdout, next: 1 };
-        m.call("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+        m.call(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        );
         writeln!(m.stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
         m
     }
@@ -203,7 +212,10 @@ fn mcp_and_cli_take_a_path_or_a_name_and_refuse_an_unknown_project() {
         for tool in ["context", "recent", "search"] {
             let (text, err) = m.tool(tool, json!({"query": "x", "project": unknown}));
             assert!(err, "{tool} {unknown}: {text}");
-            assert!(text.contains(&format!("unknown project {unknown:?}")) && text.contains("ragger projects"), "{text}");
+            assert!(
+                text.contains(&format!("unknown project {unknown:?}")) && text.contains("ragger projects"),
+                "{text}"
+            );
         }
     }
     drop(m.stdin);
@@ -247,7 +259,10 @@ fn capture_and_export_take_a_folder_and_round_trip_it() {
     let copy = Env::new();
     copy.run_stdin(&["capture", "--stdin"], out.as_bytes()).ok();
     let q = copy.run(&["projects", "--json"]).ok().json();
-    assert_eq!((q[0]["project"].as_str(), q[0]["root"].as_str(), q[0]["sessions"].as_i64()), (Some("app"), Some(s(&app)), Some(2)));
+    assert_eq!(
+        (q[0]["project"].as_str(), q[0]["root"].as_str(), q[0]["sessions"].as_i64()),
+        (Some("app"), Some(s(&app)), Some(2))
+    );
 }
 
 #[test]
@@ -255,7 +270,8 @@ fn configured_names_merge_folders_into_one_project() {
     let env = Env::new();
     let web = repo(&env, "src/shop-web");
     let api = repo(&env, "src/shop-api");
-    let env = env.with_config(&format!("[import]\nprojects = {{ {:?} = \"shop\", {:?} = \"shop\" }}", s(&web), s(&api)));
+    let env =
+        env.with_config(&format!("[import]\nprojects = {{ {:?} = \"shop\", {:?} = \"shop\" }}", s(&web), s(&api)));
     codex_turn(&env, "w", &web.join("src"), "Style the cart button", "Done, in cart.css.");
     codex_turn(&env, "a", &api, "Add a cart endpoint", "POST /cart added.");
     let p = env.run(&["projects", "--json"]).ok().json();
@@ -321,8 +337,15 @@ fn an_old_database_keeps_its_projects_until_a_folder_of_that_name_takes_them_ove
     codex_turn(&env, "fork", &fork, "Rename the shop", "Renamed.");
     let given = session_start(&env, &fork);
     assert!(given.contains("Rename the shop") && !given.contains("PostgreSQL"), "{given}");
-    let mut labels: Vec<String> = env.run(&["projects", "--json"]).ok().json().as_array().unwrap().iter()
-        .map(|p| p["project"].as_str().unwrap().to_string()).collect();
+    let mut labels: Vec<String> = env
+        .run(&["projects", "--json"])
+        .ok()
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["project"].as_str().unwrap().to_string())
+        .collect();
     labels.sort();
     assert_eq!(labels, ["webshop (forks)", "webshop (projects)"]);
     env.assert_check();
