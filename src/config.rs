@@ -170,6 +170,11 @@ pub struct Summaries {
     /// summarises and a closed list of linking words (a name or number its
     /// sources lack cannot be written whole). Servers ignore it.
     pub restrict_vocabulary: bool,
+    /// A segment's summary (L3) is a digest: a topic line the model writes
+    /// over the turns' notes (their L2s), then the notes that say the most
+    /// within the segment's word budget, chosen again as it grows. False:
+    /// the model rewrites the summary in its own prose at each fold.
+    pub l3_digest: bool,
     /// Which signals split a session into topic segments.
     pub segmenter: Segmenter,
     /// The topic signal a gap must reach to start a new segment (higher:
@@ -208,6 +213,7 @@ impl Default for Summaries {
             max_tokens: 500,
             short_fold_words: 0,
             restrict_vocabulary: true,
+            l3_digest: true,
             segmenter: Segmenter::Auto,
             segment_floor: 2.0,
             segment_strong: 3.5,

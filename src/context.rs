@@ -5,6 +5,8 @@
 //! four characters a token).
 
 use anyhow::Result;
+// The derive names `schemars`: rmcp's, for the MCP `recent` output schema.
+use rmcp::schemars;
 use serde::Serialize;
 
 use crate::store::context::{self as rows, Segment};
@@ -18,7 +20,7 @@ const RECENT_FIRST: usize = 3;
 /// Terms of a relevance query (the rest are dropped).
 const MAX_TERMS: usize = 24;
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct Entry {
     /// Session id (L3 only).
     #[serde(skip_serializing_if = "Option::is_none")]

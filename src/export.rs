@@ -23,7 +23,7 @@ fn time_ms(ms: i64) -> String {
 pub fn jsonl(store: &Store, f: &Filter, out: &mut dyn Write) -> Result<u64> {
     let mut n = 0;
     for s in rows::sessions(store, f)? {
-        for (_, at, key, user, assistant) in rows::turns(store, s.id, f.since)? {
+        for (_, at, key, user, assistant, kind) in rows::turns(store, s.id, f.since)? {
             let mut line = TurnInput {
                 session: s.external.clone(),
                 project: s.project_path.clone().or_else(|| s.project.clone()),
@@ -31,6 +31,7 @@ pub fn jsonl(store: &Store, f: &Filter, out: &mut dyn Write) -> Result<u64> {
                 assistant,
                 at: Some(time_ms(at)),
                 id: None,
+                kind: (kind == "note").then_some(crate::capture::TurnKind::Note),
             };
             // A key the line itself implies (derived when a line without
             // `id` was read) is left out: reading the line back derives it
@@ -76,7 +77,7 @@ pub fn markdown(store: &Store, f: &Filter, with_turns: bool, out: &mut dyn Write
         }
         if with_turns {
             writeln!(out, "### Turns\n")?;
-            for (id, at, _, user, assistant) in rows::turns(store, s.id, f.since)? {
+            for (id, at, _, user, assistant, _) in rows::turns(store, s.id, f.since)? {
                 writeln!(
                     out,
                     "#### Turn {id}, {}\n\n**User:** {}\n\n**Assistant:** {}\n",

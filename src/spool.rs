@@ -185,7 +185,8 @@ fn drain_one(
     let stored = match entry {
         Entry::Turn { session, project, root, user, assistant, at, id, redactions } => {
             let project = project.map(|name| crate::project::Spec { name, root });
-            let t = Turn { session, project, user, assistant, at, id, redactions };
+            // Only hooks spool, and a hook's turn is a conversation turn.
+            let t = Turn { session, project, user, assistant, at, id, redactions, kind: Default::default() };
             let tx = store.write()?;
             let o = store_turn(&tx, &t, SameKey::Grow).map_err(classify)?;
             tx.commit().map_err(classify)?;

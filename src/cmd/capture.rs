@@ -94,6 +94,7 @@ pub fn run(ctx: &Ctx, args: &CaptureArgs) -> Result<Exit> {
             assistant: text_arg(&args.assistant, &args.assistant_file, "--assistant-file", max)?,
             at: args.at.clone(),
             id: args.id.clone(),
+            kind: None,
         };
         let turn = prepare(input, &door, now, &mut counts, false)
             .map_err(|why| fail(Exit::Failed, format!("capture refused: {why}")))?;

@@ -360,6 +360,7 @@ fn codex(ctx: &Ctx, payload: Option<&str>, started: Instant) -> Result<()> {
         assistant: crate::import::fit(n.last_assistant_message.as_deref().unwrap_or(""), max),
         at: None,
         id: n.turn_id,
+        kind: None,
     };
     let door = crate::capture::Door::new(&ctx.config)?;
     let cwd = n.cwd.as_deref().map(std::path::Path::new);

@@ -1,32 +1,51 @@
 //! `ragger mcp`: a Model Context Protocol server on stdio (the official
 //! Rust SDK, rmcp). An agent starts it per session; it is not a daemon.
-//! Read-only: every tool call opens the database, sets `query_only`, reads
-//! and closes, so it runs beside capture and the passes (WAL).
+//! Every tool but `remember` only reads: it opens the database, sets
+//! `query_only`, reads and closes, so it runs beside capture and the
+//! passes (WAL). `remember` stores a note through the capture door.
+//!
+//! Every tool has an `outputSchema`; its result carries `structuredContent`
+//! that conforms to it, and the same JSON (compact) as a text block for
+//! clients that read only text (MCP 2025-06-18, "Structured Content").
+//! `context`'s text block is its Markdown, what an agent reads.
+
+mod lenient;
 
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::Ctx;
 use crate::exit::Exit;
 use crate::store::Store;
+
+// Optional numbers are typed `integer` and left out of `required` (no
+// `["integer", "null"]`, which clients fill badly); see `lenient`.
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct SearchParams {
     /// What to look for, in words.
     pub query: String,
     /// Number of hits (default 10).
+    #[serde(default, deserialize_with = "lenient::limit")]
+    #[schemars(with = "u32", range(min = 1))]
     pub limit: Option<usize>,
-    /// Only this project: its name (as `ragger projects` lists it) or its folder.
+    /// Only this project: its name (as `list_projects` lists it) or its folder.
+    #[serde(default)]
+    #[schemars(with = "String")]
     pub project: Option<String>,
     /// Only this session id.
+    #[serde(default)]
+    #[schemars(with = "String")]
     pub session: Option<String>,
     /// Only this level: 2 turn summaries (searched only when asked for), 3
     /// session segments, 4 project summaries.
+    #[serde(default, deserialize_with = "lenient::level")]
+    #[schemars(with = "u8", range(min = 2, max = 4))]
     pub level: Option<u8>,
 }
 
@@ -34,6 +53,19 @@ pub struct SearchParams {
 pub struct ShowParams {
     /// Session id.
     pub session: String,
+    /// Turns to skip (default 0): the `next_offset` of the page before.
+    #[serde(default, deserialize_with = "lenient::offset")]
+    #[schemars(with = "u32")]
+    pub offset: Option<usize>,
+    /// Turns to show (default 10).
+    #[serde(default, deserialize_with = "lenient::limit")]
+    #[schemars(with = "u32", range(min = 1))]
+    pub limit: Option<usize>,
+    /// Characters kept of each text (turn, summary; default 1000, at
+    /// least 100); a longer one is cut in the middle, marked.
+    #[serde(default, deserialize_with = "lenient::max_chars")]
+    #[schemars(with = "u32", range(min = 100))]
+    pub max_chars: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -42,6 +74,8 @@ pub struct RecentParams {
     /// (a sub-folder finds its repository's project).
     pub project: String,
     /// Number of segments (default 5).
+    #[serde(default, deserialize_with = "lenient::limit")]
+    #[schemars(with = "u32", range(min = 1))]
     pub limit: Option<usize>,
 }
 
@@ -51,19 +85,92 @@ pub struct ContextParams {
     /// (a sub-folder finds its repository's project).
     pub project: String,
     /// Budget of the block in tokens (default 1500).
+    #[serde(default, deserialize_with = "lenient::limit_tokens")]
+    #[schemars(with = "u32", range(min = 1))]
     pub limit_tokens: Option<usize>,
     /// What the session is about: earlier sessions matching it are listed
     /// (default: the key terms of the project's recent sessions).
+    #[serde(default)]
+    #[schemars(with = "String")]
     pub query: Option<String>,
 }
 
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RememberParams {
+    /// What to keep, in words (a decision, a fact, a preference).
+    pub text: String,
+    /// Its project: a stored one's name (as `list_projects` lists it) or
+    /// folder (default: the project of the folder ragger mcp runs in, its
+    /// repository root).
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub project: Option<String>,
+    /// Add it to this session (default: a session of its own).
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct SearchOutput {
+    /// Best first.
+    pub hits: Vec<crate::search::Hit>,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct RecentOutput {
+    /// Newest first.
+    pub segments: Vec<crate::context::Entry>,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ContextOutput {
+    pub project: String,
+    /// The memory block (empty when the project has no memory yet).
+    pub markdown: String,
+    /// Estimated tokens of the block.
+    pub tokens: usize,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ProjectsOutput {
+    /// Most recent activity first.
+    pub projects: Vec<ProjectSummary>,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ProjectSummary {
+    /// Its name, as the tools' `project` takes it: unambiguous among all
+    /// projects ("backend (clientA)" where two are called "backend").
+    pub project: String,
+    /// Its folder name, or the configured or given name.
+    pub name: String,
+    /// Its repository root (absolute), when known.
+    pub root: Option<String>,
+    pub sessions: i64,
+    pub turns: i64,
+    /// Time of its last turn, RFC 3339 UTC.
+    pub last: String,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct RememberOutput {
+    /// The session the note was stored in.
+    pub session: String,
+    pub project: Option<String>,
+    /// False when the same note was already stored there.
+    pub stored: bool,
+    /// Secrets replaced by markers before it was stored.
+    pub redactions: i64,
+}
+
+// Tools return `Result<Json<T>, String>` spelled out: rmcp's macro finds
+// the output schema in that written form, not through a type alias.
 #[derive(Clone)]
 pub struct Server {
     ctx: Arc<Ctx>,
     tool_router: ToolRouter<Self>,
 }
-
-type ToolResult = Result<String, String>;
 
 impl Server {
     pub fn new(ctx: Ctx) -> Server {
@@ -76,68 +183,150 @@ impl Server {
         Ok(store)
     }
 
-    /// The key of a tool's `project` argument (a name or a folder); an
-    /// unknown one is the tool's error.
-    fn project(&self, store: &Store, arg: &str) -> Result<String, String> {
-        self.ctx.project(store, arg).map_err(|e| format!("{e:#}"))
-    }
-
-    fn project_opt(&self, store: &Store, arg: Option<String>) -> Result<Option<String>, String> {
-        arg.map(|a| self.project(store, &a)).transpose()
+    /// The key of the project a tool's `project` argument means: a name
+    /// (as `list_projects` lists it) or a folder, read as `--project` is
+    /// (`Ctx::project`), an unknown one the tool's error. Without one (or
+    /// an empty one), the stored project of the folder the server runs in
+    /// (`store::projects::of_folder`), if it has one. The one place a read
+    /// tool's project argument is read.
+    fn project(&self, store: &Store, given: Option<&str>) -> Result<Option<String>, String> {
+        if let Some(arg) = given.map(str::trim).filter(|p| !p.is_empty()) {
+            return self.ctx.project(store, arg).map(Some).map_err(err);
+        }
+        let Ok(dir) = std::env::current_dir() else { return Ok(None) };
+        crate::store::projects::of_folder(store, &dir, &self.ctx.config.import.projects).map_err(err)
     }
 }
 
-fn json<T: serde::Serialize>(v: &T) -> ToolResult {
-    serde_json::to_string_pretty(v).map_err(|e| e.to_string())
+fn err(e: anyhow::Error) -> String {
+    format!("{e:#}")
 }
 
 #[tool_router]
 impl Server {
     #[tool(description = "Search the memory of past conversations (turn, session and project summaries) \
-by meaning and keywords. Returns hits with score, level, session, project, time and text.")]
-    fn search(&self, Parameters(p): Parameters<SearchParams>) -> ToolResult {
+by meaning and keywords. Returns hits with score, level, session, project, the time of the work (`at`) and text.")]
+    fn search(&self, Parameters(p): Parameters<SearchParams>) -> Result<Json<SearchOutput>, String> {
         let store = self.store()?;
+        // Absent: every project; given (even empty), see `Server::project`.
+        let project = match p.project.as_deref() {
+            Some(given) => self.project(&store, Some(given))?,
+            None => None,
+        };
         let hits = super::search::find(
             &self.ctx,
             &store,
             &p.query,
-            &crate::search::Filters {
-                level: p.level,
-                session: p.session,
-                project: self.project_opt(&store, p.project)?,
-                since: None,
-            },
+            &crate::search::Filters { level: p.level, session: p.session, project, since: None },
             p.limit.unwrap_or(10),
         )
-        .map_err(|e| format!("{e:#}"))?;
-        json(&hits)
+        .map_err(err)?;
+        Ok(Json(SearchOutput { hits }))
     }
 
-    #[tool(description = "Show one session: its turns (user, assistant, one-line summary) and its summaries.")]
-    fn show_session(&self, Parameters(p): Parameters<ShowParams>) -> ToolResult {
+    #[tool(description = "Show one session: its turns (user, assistant, one-line summary) and its summaries, \
+a page of `limit` turns from `offset` on, texts cut to `max_chars`; `truncated` says whether anything was left out \
+and `next_offset` where the next page starts.")]
+    fn show_session(&self, Parameters(p): Parameters<ShowParams>) -> Result<Json<crate::inspect::SessionPage>, String> {
         let store = self.store()?;
-        match crate::inspect::show(&store, &p.session).map_err(|e| format!("{e:#}"))? {
-            Some(view) => json(&view),
-            None => Err(format!("no session {:?}", p.session)),
+        let view = crate::inspect::show(&store, &p.session).map_err(err)?;
+        let view = view.ok_or_else(|| format!("no session {:?}", p.session))?;
+        let max_chars = p.max_chars.unwrap_or(1000).max(100);
+        Ok(Json(crate::inspect::page(view, p.offset.unwrap_or(0), p.limit.unwrap_or(10).max(1), max_chars)))
+    }
+
+    #[tool(
+        description = "The latest session summaries (segments) of a project, newest first, with the time of their last turn."
+    )]
+    fn recent(&self, Parameters(p): Parameters<RecentParams>) -> Result<Json<RecentOutput>, String> {
+        let store = self.store()?;
+        let project = self.project(&store, Some(&p.project))?.unwrap_or_default();
+        let segments = crate::context::recent(&store, &project, p.limit.unwrap_or(5)).map_err(err)?;
+        Ok(Json(RecentOutput { segments }))
+    }
+
+    #[tool(
+        description = "The memory block for the start of a session: the project's summary, its \
+recent sessions and the earlier sessions on the same subjects (or matching `query`), within a token budget, as Markdown.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<ContextOutput>()
+    )]
+    fn context(&self, Parameters(p): Parameters<ContextParams>) -> Result<CallToolResult, String> {
+        let store = self.store()?;
+        let project = self.project(&store, Some(&p.project))?.unwrap_or_default();
+        let block =
+            crate::context::build(&store, &project, p.limit_tokens.unwrap_or(1500), p.query.as_deref()).map_err(err)?;
+        let markdown = crate::context::markdown(&block);
+        let project = crate::store::projects::label(&store, &project).map_err(err)?;
+        let out = ContextOutput { project, tokens: block.tokens, markdown };
+        let value = serde_json::to_value(&out).map_err(|e| e.to_string())?;
+        // The Markdown itself as the text: what an agent reads.
+        let mut result = CallToolResult::structured(value);
+        result.content = vec![ContentBlock::text(out.markdown)];
+        Ok(result)
+    }
+
+    #[tool(description = "Every project in the memory: the name the tools' `project` takes, its folder name and \
+repository root, sessions, turns and the time of its last turn, most recent first.")]
+    fn list_projects(&self) -> Result<Json<ProjectsOutput>, String> {
+        let store = self.store()?;
+        let projects = crate::inspect::projects(&store)
+            .map_err(err)?
+            .into_iter()
+            .map(|p| ProjectSummary {
+                project: p.project,
+                name: p.name,
+                root: p.root,
+                sessions: p.sessions,
+                turns: p.turns,
+                last: crate::store::fmt_time(p.last),
+            })
+            .collect();
+        Ok(Json(ProjectsOutput { projects }))
+    }
+
+    #[tool(description = "Keep a note in the memory (a decision, a fact, a preference the user wants kept): \
+stored as a turn of kind `note` in the project (default: the current folder's), in a session of its own or the one \
+given; searched and summarised like the conversations. Secrets in it are redacted as in every capture.")]
+    fn remember(&self, Parameters(p): Parameters<RememberParams>) -> Result<Json<RememberOutput>, String> {
+        let ctx = &self.ctx;
+        let now = crate::store::now_ms();
+        let mut store = ctx.open_store().map_err(err)?;
+        let cwd = std::env::current_dir().ok();
+        // A given project must be a stored one (a name or a folder, as the
+        // read tools take it); without one, the server's working folder,
+        // whose repository root the capture door finds (a repository with
+        // no memory yet gets its project so).
+        let given = match p.project.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            Some(arg) => {
+                let key = ctx.project(&store, arg).map_err(err)?;
+                Some(crate::store::projects::get(&store, &key).map_err(err)?.unwrap_or_else(|| {
+                    crate::store::projects::Project { name: key.clone(), label: key.clone(), root: None, key }
+                }))
+            }
+            None => None,
+        };
+        let value = match &given {
+            Some(g) => Some(g.key.clone()),
+            None => cwd.as_deref().map(|d| crate::project::path_text(d)),
+        };
+        let input = crate::capture::note(&p.text, value, p.session.as_deref(), now);
+        let door = crate::capture::Door::new(&ctx.config).map_err(err)?;
+        let mut turn = match door.admit(input, cwd.as_deref(), now).map_err(|why| format!("note refused: {why}"))? {
+            crate::capture::Admitted::Turn(t) => t,
+            crate::capture::Admitted::Excluded => {
+                return Err("note refused: its project is excluded from capture ([capture] exclude_projects \
+or a .ragger-ignore file)"
+                    .into())
+            }
+        };
+        if let Some(g) = given {
+            // The stored project itself, not what its key reads as a folder.
+            turn.project = Some(crate::project::Spec { name: g.name, root: g.root });
         }
-    }
-
-    #[tool(description = "The latest session summaries (segments) of a project, newest first, with dates.")]
-    fn recent(&self, Parameters(p): Parameters<RecentParams>) -> ToolResult {
-        let store = self.store()?;
-        let project = self.project(&store, &p.project)?;
-        let recent = crate::context::recent(&store, &project, p.limit.unwrap_or(5)).map_err(|e| format!("{e:#}"))?;
-        json(&recent)
-    }
-
-    #[tool(description = "The memory block for the start of a session: the project's summary, its \
-recent sessions and the earlier sessions on the same subjects (or matching `query`), within a token budget, as Markdown.")]
-    fn context(&self, Parameters(p): Parameters<ContextParams>) -> ToolResult {
-        let store = self.store()?;
-        let project = self.project(&store, &p.project)?;
-        let block = crate::context::build(&store, &project, p.limit_tokens.unwrap_or(1500), p.query.as_deref())
-            .map_err(|e| format!("{e:#}"))?;
-        Ok(crate::context::markdown(&block))
+        let r = crate::store::turns::store_batch(&mut store, std::slice::from_ref(&turn)).map_err(err)?;
+        // A session keeps its first project: say which one the note went to.
+        let project = crate::store::projects::of_session(&store, &turn.session).map_err(err)?;
+        Ok(Json(RememberOutput { session: turn.session, project, stored: r.stored > 0, redactions: turn.redactions }))
     }
 }
 
@@ -148,7 +337,8 @@ impl ServerHandler for Server {
             .with_server_info(Implementation::new("ragger", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "ragger keeps the memory of past conversations with coding agents. Use `context` at the start \
-                 of work on a project, `search` to recall past decisions, `show_session` for details.",
+                 of work on a project, `search` to recall past decisions, `show_session` for details, \
+                 `list_projects` to see the projects, `remember` to keep a note.",
             )
     }
 }

@@ -28,7 +28,8 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<Exit> {
     // Turns are numbered within the session (1, 2, 3…); the row id that
     // `forget --turn` takes is in `--json`.
     for t in &view.turns {
-        writeln!(out, "{}", heading(&format!("turn {}  {}  [{}]", t.n, crate::when::local(t.at_ms), t.state)))?;
+        let note = if t.kind == "note" { "  (note)" } else { "" };
+        writeln!(out, "{}", heading(&format!("turn {}  {}  [{}]{note}", t.n, crate::when::local(t.at_ms), t.state)))?;
         if args.full {
             for (who, body) in [("user", &t.user), ("assistant", &t.assistant)] {
                 writeln!(out, "  {who}:")?;

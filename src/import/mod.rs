@@ -317,6 +317,7 @@ pub fn to_input(d: Draft, max_field_bytes: usize) -> crate::capture::TurnInput {
         assistant: fit(&d.assistant, max_field_bytes),
         at: d.at,
         id: Some(d.key).filter(|k| !k.is_empty()),
+        kind: None,
     }
 }
 

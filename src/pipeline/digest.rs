@@ -14,6 +14,8 @@ pub const L3_SHARE: f32 = 0.3;
 pub const L3_MIN_WORDS: usize = 50;
 /// ...nor more than this, however long the segment.
 pub const L3_MAX_WORDS: usize = 150;
+/// A digest's topic line has at most this many words.
+pub const TOPIC_MAX_WORDS: usize = 12;
 /// A project summary (L4) stays within this many words, whatever its history.
 pub const L4_MAX_WORDS: usize = 250;
 
@@ -21,12 +23,6 @@ pub const L4_MAX_WORDS: usize = 250;
 /// (those it already covers and the new ones).
 pub fn l3_budget(words: usize) -> usize {
     ((words as f32 * L3_SHARE).ceil() as usize).clamp(L3_MIN_WORDS, L3_MAX_WORDS)
-}
-
-/// About how many words a text of `chars` characters holds (six a word,
-/// the space included), for turns whose words are not read.
-pub fn words_of_chars(chars: usize) -> usize {
-    chars.div_ceil(6)
 }
 
 pub fn word_count(text: &str) -> usize {
@@ -172,6 +168,82 @@ pub fn share_budget(items: &[&str], budget: usize) -> Vec<String> {
     items.iter().map(|i| clip_words(i, share)).collect()
 }
 
+/// A topic line from a model's reply: its first line without the label,
+/// quotes or markup a model wraps a title in, and without a closing stop;
+/// 2 to [`TOPIC_MAX_WORDS`] words, telling rather than asking.
+pub fn topic_of(reply: &str) -> Result<String, String> {
+    let line = reply.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let mut t = line.trim_matches(|c: char| "\"'*#`“”‘’_ ".contains(c));
+    for label in ["title:", "topic:"] {
+        if t.len() >= label.len() && t[..label.len()].eq_ignore_ascii_case(label) {
+            t = t[label.len()..].trim_matches(|c: char| "\"'*#`“”‘’_ ".contains(c));
+        }
+    }
+    let t = t.trim_end_matches(['.', ':', ';', ',', ' ', '-']);
+    let n = word_count(t);
+    if n < 2 || n > TOPIC_MAX_WORDS {
+        return Err(format!("the topic line has {n} words (2 to {TOPIC_MAX_WORDS})"));
+    }
+    if t.ends_with('?') {
+        return Err("the topic line asks".into());
+    }
+    Ok(t.to_string())
+}
+
+/// Which of a segment's notes (its turns' L2s, in turn order) a digest of
+/// `budget` words keeps, in turn order: a greedy budgeted coverage of
+/// what the notes say. A note's gain is the weight of the content words
+/// (stems) it adds that the kept notes do not hold yet, per word it costs;
+/// a word the notes keep coming back to weighs more (the segment's
+/// subject), and a name, number or identifier more still (what a memory
+/// must keep). A note that repeats kept ones gains nothing and is left
+/// out, so is one that does not fit what is left of the budget.
+pub fn select_notes(notes: &[&str], budget: usize) -> Vec<usize> {
+    use std::collections::{HashMap, HashSet};
+    let stems: Vec<HashSet<String>> = notes.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
+    let named: Vec<HashSet<String>> = notes
+        .iter()
+        .map(|n| {
+            crate::pipeline::grounding::terms(n)
+                .iter()
+                .flat_map(|t| crate::pipeline::grounding::content_stems(t))
+                .collect()
+        })
+        .collect();
+    let mut spread: HashMap<&str, usize> = HashMap::new();
+    for s in &stems {
+        for w in s {
+            *spread.entry(w.as_str()).or_default() += 1;
+        }
+    }
+    let weight = |i: usize, w: &str| -> f32 {
+        let again = spread.get(w).copied().unwrap_or(1).min(4) as f32 - 1.0;
+        1.0 + 0.5 * again + if named[i].contains(w) { 2.0 } else { 0.0 }
+    };
+    let mut covered: HashSet<&str> = HashSet::new();
+    let mut kept: Vec<usize> = Vec::new();
+    let mut left = budget;
+    loop {
+        let best = (0..notes.len())
+            .filter(|i| !kept.contains(i))
+            .filter_map(|i| {
+                let cost = word_count(notes[i]);
+                if cost == 0 || cost > left {
+                    return None;
+                }
+                let gain: f32 = stems[i].iter().filter(|w| !covered.contains(w.as_str())).map(|w| weight(i, w)).sum();
+                (gain > 0.0).then_some((i, gain / cost as f32))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        let Some((i, _)) = best else { break };
+        kept.push(i);
+        left -= word_count(notes[i]);
+        covered.extend(stems[i].iter().map(String::as_str));
+    }
+    kept.sort_unstable();
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,12 +276,38 @@ mod tests {
     }
 
     #[test]
+    fn notes_are_chosen_for_what_they_add_within_the_budget_in_turn_order() {
+        let notes = [
+            "The user set up restic backups of /srv to /mnt/usb at 02:00.",
+            "The user set up restic backups of /srv to /mnt/usb at 02:00 again.",
+            "The assistant said the bread bakes at 250 C for 40 minutes.",
+            "The user thanked the assistant.",
+        ];
+        // Room for two: the repeat adds nothing the first does not say.
+        assert_eq!(select_notes(&notes, 25), vec![0, 2]);
+        // Room for all but the repeat's words: still turn order.
+        let all = select_notes(&notes, 100);
+        assert!(all.windows(2).all(|w| w[0] < w[1]), "{all:?}");
+        assert!(all.contains(&0) && all.contains(&2) && all.contains(&3), "{all:?}");
+        // A note longer than the budget is never cut in; an empty budget keeps nothing.
+        assert!(select_notes(&notes, 4).is_empty());
+    }
+
+    #[test]
+    fn a_topic_line_is_a_short_title_without_label_quotes_or_stop() {
+        assert_eq!(topic_of("Title: \"Restic backups of /srv.\"\nmore").unwrap(), "Restic backups of /srv");
+        assert_eq!(topic_of("**Bread baking at 250 C**").unwrap(), "Bread baking at 250 C");
+        assert!(topic_of("Backups").is_err());
+        assert!(topic_of("What about the backups of the server?").is_err());
+        assert!(topic_of(&"word ".repeat(13)).is_err());
+    }
+
+    #[test]
     fn the_l3_budget_grows_with_the_segment_within_its_bounds() {
         assert_eq!(l3_budget(10), L3_MIN_WORDS);
         assert_eq!(l3_budget(300), 90);
         assert_eq!(l3_budget(50), L3_MIN_WORDS);
         assert_eq!(l3_budget(100_000), L3_MAX_WORDS);
-        assert_eq!(words_of_chars(61), 11);
     }
 
     #[test]

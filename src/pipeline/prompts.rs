@@ -9,6 +9,8 @@ use crate::text::cut;
 pub const L2_VERSION: i64 = 4;
 pub const FRESH_VERSION: i64 = 3;
 pub const MERGE_VERSION: i64 = 3;
+/// A segment digest (L3): the model's topic line over the turns' notes.
+pub const TOPIC_VERSION: i64 = 1;
 /// Rows written without the model after its replies failed the grounding
 /// check (see `grounding`): the sources, extracted.
 pub const EXTRACTIVE_VERSION: i64 = -1;
@@ -30,10 +32,17 @@ const MERGE_EXAMPLE: (&str, &str, &str) = (
     "Listing a folder's files in Python with os.listdir or pathlib's iterdir, skipping hidden files by their leading dot and sorting by date with os.path.getmtime.",
 );
 
+/// A worked example of a topic line: notes, then their topic.
+const TOPIC_EXAMPLE: (&str, &str) = (
+    "- The user asked how to list a folder's files in Python; the assistant suggested os.listdir.\n\
+- The user asked how to skip hidden files; the assistant said to filter out names starting with a dot.",
+    "Listing a folder's files in Python with os.listdir",
+);
+
 /// The texts of every worked example: a reply that copies them is bad.
 pub fn example_texts() -> Vec<&'static str> {
     let mut out: Vec<&str> = L2_EXAMPLES.iter().flat_map(|(u, a, s)| [*u, *a, *s]).collect();
-    out.extend([MERGE_EXAMPLE.0, MERGE_EXAMPLE.1, MERGE_EXAMPLE.2]);
+    out.extend([MERGE_EXAMPLE.0, MERGE_EXAMPLE.1, MERGE_EXAMPLE.2, TOPIC_EXAMPLE.0, TOPIC_EXAMPLE.1]);
     out
 }
 
@@ -122,6 +131,29 @@ fn length(budget_words: usize) -> String {
 
 /// A fresh summary of several items (no running summary yet), within
 /// `budget_words`.
+pub use super::digest::TOPIC_MAX_WORDS;
+/// Reply tokens for a topic line.
+pub const TOPIC_REPLY_TOKENS: u32 = 32;
+
+/// Ask for the topic line of a segment digest: a short title of what its
+/// notes are about, in their words. A short ask a small model does well,
+/// where free prose over the same notes loses their names and numbers.
+pub fn topic(notes: &[&str], max_chars: usize) -> Vec<Message> {
+    let ask = |notes: &str| {
+        format!(
+            "Here are the notes of one part of a conversation:\n\n{notes}\n\n\
+Write its topic: a title of at most 8 words naming what it is about, with the names and terms the notes use. \
+Reply with the title only.\n\nTitle:"
+        )
+    };
+    vec![
+        Message::system("You give short, exact titles to parts of a conversation kept in a memory log."),
+        Message::user(ask(TOPIC_EXAMPLE.0)),
+        Message::assistant(TOPIC_EXAMPLE.1),
+        Message::user(ask(&cut(&bullets(notes), max_chars))),
+    ]
+}
+
 pub fn fresh(scope: Scope, items: &[&str], max_chars: usize, budget_words: usize) -> Vec<Message> {
     let ask = |items: &str, budget_words: usize| {
         format!(

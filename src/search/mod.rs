@@ -30,6 +30,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+// The derive names `schemars`: rmcp's, for the MCP `search` output schema.
+use rmcp::schemars;
 use serde::Serialize;
 
 use crate::store::embeddings::{self, Kind};
@@ -56,7 +58,7 @@ pub struct QueryVector<'a> {
 }
 
 /// One result; the JSON shape is documented (`ragger search --json`).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct Hit {
     /// Turn id for levels 1 and 2, summary id for levels 3 and 4.
     pub id: i64,
@@ -75,14 +77,16 @@ pub struct Hit {
     /// through it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
-    /// Turn time (levels 1, 2) or last update (3, 4): ms in memory,
-    /// RFC 3339 UTC in JSON.
+    /// When the work happened: the turn's time (levels 1, 2), the time of
+    /// the last turn a summary covers (3, 4; its last update while it
+    /// covers none): ms in memory, RFC 3339 UTC in JSON.
     #[serde(serialize_with = "crate::when::serialize_utc")]
+    #[schemars(with = "String")]
     pub at: i64,
 }
 
 /// A raw turn that a hit was found through.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct Evidence {
     pub turn_id: i64,
     /// The turn's text (user, then assistant), cut to a few lines.

@@ -6,8 +6,7 @@ use rusqlite::{params, OptionalExtension};
 
 use super::Store;
 
-/// When a segment's conversation happened: its last turn's event time.
-const AT: &str = "coalesce((SELECT t.at FROM turns t WHERE t.id = m.last_turn_id), m.updated_at)";
+use super::summaries::COVERED_AT as AT;
 
 /// A summary row as the context block lists it.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,13 +39,11 @@ fn segment(r: &rusqlite::Row) -> rusqlite::Result<Segment> {
 pub fn latest_l4(store: &Store, project: &str) -> Result<Option<Segment>> {
     Ok(store
         .conn
-        .prepare_cached(
-            "SELECT m.id, NULL, m.status, m.updated_at, m.content, m.key_terms,
-                    coalesce((SELECT max(t.at) FROM summaries l3 JOIN turns t ON t.id = l3.last_turn_id
-                              WHERE l3.l4_id = m.id), m.updated_at)
+        .prepare_cached(&format!(
+            "SELECT m.id, NULL, m.status, m.updated_at, m.content, m.key_terms, {AT}
              FROM summaries m
-             WHERE m.level = 4 AND m.project = ?1 ORDER BY m.updated_at DESC, m.id DESC LIMIT 1",
-        )?
+             WHERE m.level = 4 AND m.project = ?1 ORDER BY m.updated_at DESC, m.id DESC LIMIT 1"
+        ))?
         .query_row([project], segment)
         .optional()?)
 }

@@ -47,17 +47,17 @@ pub fn sessions(store: &Store, f: &Filter) -> Result<Vec<Session>> {
     Ok(rows)
 }
 
-/// (turn id, at, idempotency key, user, assistant) of a session, in order.
-pub type TurnRow = (i64, i64, Option<String>, String, String);
+/// (turn id, at, idempotency key, user, assistant, kind) of a session, in order.
+pub type TurnRow = (i64, i64, Option<String>, String, String, String);
 
 /// A session's turns (at or after `since`), in event order.
 pub fn turns(store: &Store, session: i64, since: Option<i64>) -> Result<Vec<TurnRow>> {
     let mut stmt = store.conn.prepare_cached(
-        "SELECT id, at, idem_key, user_text, assistant_text FROM turns
+        "SELECT id, at, idem_key, user_text, assistant_text, kind FROM turns
          WHERE session_id = ?1 AND (?2 IS NULL OR at >= ?2) ORDER BY at, id",
     )?;
     let rows = stmt
-        .query_map(params![session, since], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
+        .query_map(params![session, since], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
         .collect::<rusqlite::Result<_>>()?;
     Ok(rows)
 }

@@ -4,6 +4,8 @@ use anyhow::Result;
 use rusqlite::{params, OptionalExtension};
 
 use super::{fmt_time, Store};
+// The derive names `schemars`: rmcp's, so the MCP schemas use its version.
+use rmcp::schemars;
 use serde::Serialize;
 
 /// Refuse writes on this connection (`ragger mcp` only reads).
@@ -89,7 +91,7 @@ pub fn show(store: &Store, external_id: &str) -> Result<Option<SessionView>> {
         return Ok(None);
     };
     let mut stmt = store.conn.prepare(
-        "SELECT id, at, user_text, assistant_text, l2, l2_state, l3_id IS NOT NULL, l2_origin
+        "SELECT id, at, user_text, assistant_text, l2, l2_state, l3_id IS NOT NULL, l2_origin, kind
          FROM turns WHERE session_id = ?1 ORDER BY at, id",
     )?;
     let turns = stmt
@@ -112,6 +114,7 @@ pub fn show(store: &Store, external_id: &str) -> Result<Option<SessionView>> {
                 l2: r.get(4)?,
                 l2_origin: r.get(7)?,
                 state: state.to_string(),
+                kind: r.get(8)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -229,7 +232,7 @@ pub struct ProjectRow {
     pub summary_status: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TurnView {
     pub id: i64,
     /// Its place in the session: 1, 2, 3… (event order).
@@ -244,9 +247,11 @@ pub struct TurnView {
     pub l2_origin: Option<String>,
     /// pending | summarized | folded | failed
     pub state: String,
+    /// turn | note (kept by MCP `remember`)
+    pub kind: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SummaryView {
     pub id: i64,
     pub level: i64,
@@ -265,7 +270,7 @@ pub struct SummaryView {
     pub origin: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SessionView {
     pub session: String,
     pub project: Option<String>,

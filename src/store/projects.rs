@@ -233,6 +233,26 @@ pub fn label(store: &Store, key: &str) -> Result<String> {
     Ok(key_where(&store.conn, "SELECT label FROM projects WHERE key = ?1", key)?.unwrap_or_else(|| key.to_string()))
 }
 
+/// The stored project keyed `key`.
+pub fn get(store: &Store, key: &str) -> Result<Option<Project>> {
+    Ok(rows(&store.conn, "WHERE key = ?1", key)?.into_iter().next())
+}
+
+/// The label of the project of the stored session `external_id` (None: no
+/// such session, or one with no project).
+pub fn of_session(store: &Store, external_id: &str) -> Result<Option<String>> {
+    Ok(store
+        .conn
+        .query_row(
+            "SELECT coalesce(p.label, s.project) FROM sessions s LEFT JOIN projects p ON p.key = s.project
+             WHERE s.external_id = ?1",
+            [external_id],
+            |r| r.get(0),
+        )
+        .optional()?
+        .flatten())
+}
+
 /// The root of the project keyed `key`, when known.
 pub fn root(store: &Store, key: &str) -> Result<Option<String>> {
     Ok(store.conn.query_row("SELECT root FROM projects WHERE key = ?1", [key], |r| r.get(0)).optional()?.flatten())

@@ -156,6 +156,8 @@ pub struct FoldTurn {
     pub l2: String,
     /// The model that wrote the L2 (provenance of a summary copied from it).
     pub l2_model: String,
+    /// Whether the model's decoding wrote the L2 (else it is extractive).
+    pub l2_by_model: bool,
     pub fold_attempts: i64,
 }
 
@@ -164,7 +166,7 @@ pub struct FoldTurn {
 /// after it; turns whose L2 failed are passed over.
 pub fn fold_head(store: &Store, session: i64, max: usize) -> Result<Vec<FoldTurn>> {
     let mut stmt = store.conn.prepare_cached(&format!(
-        "SELECT id, l2_state, l2, fold_attempts, l2_model FROM turns
+        "SELECT id, l2_state, l2, fold_attempts, l2_model, coalesce(l2_origin = 'model', 0) FROM turns
          WHERE session_id = ?1 AND {UNFOLDED} ORDER BY at, id LIMIT ?2"
     ))?;
     let mut rows = stmt.query(params![session, max as i64])?;
@@ -174,7 +176,13 @@ pub fn fold_head(store: &Store, session: i64, max: usize) -> Result<Vec<FoldTurn
         if state != "done" {
             break;
         }
-        out.push(FoldTurn { id: r.get(0)?, l2: r.get(2)?, fold_attempts: r.get(3)?, l2_model: r.get(4)? });
+        out.push(FoldTurn {
+            id: r.get(0)?,
+            l2: r.get(2)?,
+            fold_attempts: r.get(3)?,
+            l2_model: r.get(4)?,
+            l2_by_model: r.get(5)?,
+        });
     }
     Ok(out)
 }

@@ -310,7 +310,13 @@ CREATE TABLE IF NOT EXISTS forgotten_keys (
     forgotten_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 "#,
-    // 8: project identity. A project is its repository root (the folder
+    // 8: a turn's kind: 'turn' (a conversation turn) or 'note' (something
+    // the user or agent asked to keep: MCP `remember`, `"kind": "note"`
+    // lines). A note is stored, searched and summarised as a turn is.
+    r#"
+ALTER TABLE turns ADD COLUMN kind TEXT NOT NULL DEFAULT 'turn' CHECK (kind IN ('turn', 'note'));
+"#,
+    // 9: project identity. A project is its repository root (the folder
     // holding `.git`, else the working folder), a name from `[import]
     // projects`, or a bare name (`capture --project NAME`, and every project
     // stored before this migration, whose root is unknown until a turn with
@@ -387,12 +393,12 @@ mod tests {
         }
     }
 
-    /// Migration 8 gives every project a stored row keyed by its old name
+    /// Migration 9 gives every project a stored row keyed by its old name
     /// (an L4 whose sessions are gone too), root unknown, label the name.
     #[test]
     fn the_projects_migration_keeps_every_old_project_by_its_name() {
         let c = Connection::open_in_memory().unwrap();
-        for sql in &MIGRATIONS[..7] {
+        for sql in &MIGRATIONS[..8] {
             c.execute_batch(sql).unwrap();
         }
         c.execute_batch(
@@ -402,7 +408,7 @@ mod tests {
                  VALUES (1, 4, 'gone', 'complete', 'x', 1, 'm', 1, 2, 2), (2, 4, 'shop', 'running', 'y', 1, 'm', 1, 2, 2);",
         )
         .unwrap();
-        c.execute_batch(MIGRATIONS[7]).unwrap();
+        c.execute_batch(MIGRATIONS[8]).unwrap();
         let rows: Vec<(String, String, Option<String>, String, i64)> = c
             .prepare("SELECT key, name, root, label, created_at FROM projects ORDER BY key")
             .unwrap()

@@ -206,6 +206,7 @@ pub struct Found {
     pub level: u8,
     /// The L2 or summary text; for a raw turn its (user, assistant) text.
     pub content: Content,
+    /// The turn's time; a summary's: its last covered turn's (`COVERED_AT`).
     pub at: i64,
     pub session: Option<String>,
     pub project: Option<String>,
@@ -264,12 +265,13 @@ pub fn found(store: &Store, kind: Kind, id: i64) -> Result<Option<Found>> {
             })
             .optional()?,
         Kind::Summary => conn
-            .prepare_cached(
-                "SELECT m.id, m.level, m.content, m.updated_at, s.external_id, coalesce((SELECT p.label FROM projects p WHERE p.key = coalesce(m.project, s.project)), coalesce(m.project, s.project)),
+            .prepare_cached(&format!(
+                "SELECT m.id, m.level, m.content, {}, s.external_id, coalesce((SELECT p.label FROM projects p WHERE p.key = coalesce(m.project, s.project)), coalesce(m.project, s.project)),
                         CASE m.level WHEN 3 THEN m.first_turn_id ELSE m.first_l3_id END,
                         CASE m.level WHEN 3 THEN m.last_turn_id ELSE m.last_l3_id END, m.key_terms
                  FROM summaries m LEFT JOIN sessions s ON s.id = m.session_id WHERE m.id = ?1",
-            )?
+                super::summaries::COVERED_AT
+            ))?
             .query_row([id], |r| {
                 let first: Option<i64> = r.get(6)?;
                 let last: Option<i64> = r.get(7)?;

@@ -11,6 +11,16 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use super::queue::{FREE, PENDING_L4, RUNNING_L3};
 use super::{now_ms, Store};
 
+/// When the work a summary covers happened, over a `summaries m` row: the
+/// event time of its last turn (an L4: the latest last turn of the
+/// segments folded into it); its last update while it covers none. What
+/// `context` and `search` show as a summary's date (the update time is
+/// when a pass ran, not when the work was done).
+pub(crate) const COVERED_AT: &str = "coalesce(CASE m.level
+        WHEN 3 THEN (SELECT t.at FROM turns t WHERE t.id = m.last_turn_id)
+        ELSE (SELECT max(t.at) FROM summaries l3 JOIN turns t ON t.id = l3.last_turn_id WHERE l3.l4_id = m.id)
+    END, m.updated_at)";
+
 /// Where a running summary lives: a session's (L3) or a project's (L4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FoldKey {
@@ -66,13 +76,25 @@ pub fn running(store: &Store, key: &FoldKey) -> Result<Option<Running>> {
 
 /// The characters of the turns a summary covers (its user and assistant
 /// texts), for its word budget.
-pub fn covered_chars(store: &Store, id: i64) -> Result<usize> {
-    let n: i64 = store.conn.query_row(
-        "SELECT coalesce(sum(length(user_text) + length(assistant_text)), 0) FROM turns WHERE l3_id = ?1",
-        [id],
-        |r| r.get(0),
+/// A turn under a running summary, as a segment digest reads it again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    /// The turn's L2.
+    pub l2: String,
+    /// Whether the model's decoding wrote it.
+    pub by_model: bool,
+    /// The turn's user and assistant text.
+    pub turn: String,
+}
+
+/// The turns a summary covers, in turn order.
+pub fn covered_notes(store: &Store, id: i64) -> Result<Vec<Note>> {
+    let mut stmt = store.conn.prepare_cached(
+        "SELECT coalesce(l2, ''), coalesce(l2_origin = 'model', 0), user_text || char(10) || assistant_text
+         FROM turns WHERE l3_id = ?1 ORDER BY at, id",
     )?;
-    Ok(n as usize)
+    let rows = stmt.query_map([id], |r| Ok(Note { l2: r.get(0)?, by_model: r.get(1)?, turn: r.get(2)? }))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The id and version of the running summary, read inside the commit's

@@ -20,6 +20,25 @@ pub struct Turn {
     pub id: Option<String>,
     /// Secrets replaced in its texts (counted per session for `status`).
     pub redactions: i64,
+    pub kind: TurnKind,
+}
+
+/// What a turn is: said in a conversation, or a note asked to be kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TurnKind {
+    #[default]
+    Turn,
+    Note,
+}
+
+impl TurnKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnKind::Turn => "turn",
+            TurnKind::Note => "note",
+        }
+    }
 }
 
 /// What storing a batch of turns did.
@@ -157,11 +176,11 @@ pub fn store_turn(tx: &Transaction<'_>, t: &Turn, same: SameKey) -> rusqlite::Re
     let tokens = estimate_tokens(&t.user) + estimate_tokens(&t.assistant);
     let inserted = tx
         .prepare_cached(
-            "INSERT INTO turns (session_id, idem_key, at, captured_at, user_text, assistant_text, tokens)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            "INSERT INTO turns (session_id, idem_key, at, captured_at, user_text, assistant_text, tokens, kind)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              ON CONFLICT (session_id, idem_key) DO NOTHING",
         )?
-        .execute(params![session_id, t.id, t.at, now, t.user, t.assistant, tokens])?;
+        .execute(params![session_id, t.id, t.at, now, t.user, t.assistant, tokens, t.kind.as_str()])?;
     if inserted == 0 {
         // The key is stored: the same turn read again, or another one.
         let (Some(key), true) = (t.id.as_deref(), same != SameKey::Keep) else { return Ok(Outcome::Duplicate) };
@@ -344,6 +363,7 @@ mod tests {
             at: 1,
             id: Some("k".into()),
             redactions: 0,
+            kind: TurnKind::Turn,
         }
     }
 

@@ -320,7 +320,13 @@ fn an_old_database_keeps_its_projects_until_a_folder_of_that_name_takes_them_ove
     old_database(&env);
     let p = env.run(&["projects", "--json"]).ok().json();
     assert_eq!((p[0]["project"].as_str(), p[0]["root"].as_str()), (Some("webshop"), None), "{p:#}");
-    assert_eq!(env.sql().query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), 8);
+    // Migrated through 8 (turn kinds: the old turn is a conversation turn)
+    // and 9 (projects).
+    assert_eq!(env.sql().query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), 9);
+    assert_eq!(
+        env.sql().query_row("SELECT kind FROM turns WHERE id = 1", [], |r| r.get::<_, String>(0)).unwrap(),
+        "turn"
+    );
     let block = env.run(&["context", "--project", "webshop", "--json"]).ok().json();
     assert_eq!(block["project_summary"]["content"], "The webshop runs on PostgreSQL 16.");
 

@@ -341,3 +341,49 @@ fn disabled_embedder_searches_by_keyword_silently() {
     let r = env.run(&["reembed"]);
     assert_eq!(r.code, 78, "{}", r.stderr);
 }
+
+/// A session worked in March 2026 whose summaries (an L3 and the
+/// project's L4) were last updated today, as a late pass leaves them.
+fn summarised_late(env: &Env) -> (i64, i64) {
+    env.run(&["init"]).ok();
+    let now = chrono::Utc::now().timestamp_millis();
+    let march = chrono::DateTime::parse_from_rfc3339("2026-03-10T09:00:00Z").unwrap().timestamp_millis();
+    let last = march + 2 * 3600 * 1000;
+    env.sql()
+        .execute_batch(&format!(
+            "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (1, 'garden', 'home', {march}, {last}, {now});
+             INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens)
+               VALUES (10, 1, {march}, {now}, 'When do I plant tomato seedlings?', 'After the last frost.', 1),
+                      (11, 1, {last}, {now}, 'And the lettuce?', 'Sow it in rows in early spring.', 1);
+             UPDATE turns SET l2 = 'The user asked about planting.', l2_state = 'done';
+             INSERT INTO summaries (id, level, session_id, project, status, content, tokens, first_turn_id, last_turn_id,
+                                    model, prompt_version, created_at, updated_at)
+               VALUES (20, 3, 1, 'home', 'complete', 'The user planned a tomato and lettuce garden.', 9, 10, 11, 'test', 1, {now}, {now});
+             INSERT INTO summaries (id, level, project, status, content, tokens, first_l3_id, last_l3_id,
+                                    model, prompt_version, created_at, updated_at)
+               VALUES (30, 4, 'home', 'running', 'A home project: a tomato and lettuce garden.', 9, 20, 20, 'test', 1, {now}, {now});
+             UPDATE summaries SET l4_id = 30, l4_state = 'done' WHERE id = 20;
+             UPDATE turns SET l3_id = 20, fold_seq = id;"
+        ))
+        .unwrap();
+    (last, now)
+}
+
+#[test]
+fn search_hits_show_the_time_of_the_last_turn_they_cover_not_of_their_update() {
+    let env = Env::new();
+    let (last, _now) = summarised_late(&env);
+    let want =
+        chrono::DateTime::from_timestamp_millis(last).unwrap().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    for level in ["3", "4"] {
+        let hits = search(&env, &["--level", level, "--min-score", "0", "tomato garden"]);
+        assert_eq!(hits.len(), 1, "{hits:#?}");
+        assert_eq!(hits[0]["at"], want.as_str(), "level {level}: the last covered turn's time: {hits:#?}");
+    }
+    let out = env.run(&["search", "--level", "4", "--min-score", "0", "tomato garden"]).ok().stdout;
+    let local = chrono::DateTime::from_timestamp_millis(last).unwrap().with_timezone(&chrono::Local);
+    assert!(out.lines().next().unwrap().contains(&local.format("%Y-%m-%d").to_string()), "{out}");
+    // `context` dates the project summary the same way.
+    let block = env.run(&["context", "--project", "home", "--json"]).ok().json();
+    assert_eq!(block["project_summary"]["at"], want.as_str(), "{block:#}");
+}

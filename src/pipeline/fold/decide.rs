@@ -7,7 +7,7 @@ use super::super::segment::StartReason;
 use super::super::{digest, grounding, tidy, verdict, PassOptions};
 use crate::llm::{complete, MemoryModel, Message, ModelError, Request, Settled, Vocabulary};
 use crate::store::fold::Written;
-use crate::store::summaries::Running;
+use crate::store::summaries::{Note, Running};
 
 /// What a fold decided, before it is committed.
 #[derive(Debug)]
@@ -36,9 +36,12 @@ pub struct FoldInput<'a> {
     /// them, and an item whose turn is filler is left out. Empty: the
     /// items themselves.
     pub sources: &'a [&'a str],
-    /// About how many words the turns the running summary already covers
-    /// hold (0 without one): with the new turns, the segment's budget.
-    pub covered_words: usize,
+    /// Whether the model's decoding wrote each item (an L3 fold's L2s;
+    /// empty: unknown, taken as not).
+    pub by_model: &'a [bool],
+    /// The turns the running summary already covers (an L3 fold): with
+    /// the new ones, the segment's budget and a digest's notes.
+    pub earlier: &'a [Note],
 }
 
 impl FoldInput<'_> {
@@ -48,7 +51,8 @@ impl FoldInput<'_> {
             Scope::Session => {
                 let from = if self.sources.is_empty() { self.items } else { self.sources };
                 let new: usize = from.iter().map(|t| digest::word_count(t)).sum();
-                digest::l3_budget(self.covered_words + new)
+                let covered: usize = self.earlier.iter().map(|n| digest::word_count(&n.turn)).sum();
+                digest::l3_budget(covered + new)
             }
             Scope::Project => digest::L4_MAX_WORDS,
         }
@@ -118,6 +122,9 @@ pub fn decide(
             };
             return Ok(Decision::Update { content: run.content.clone(), written });
         }
+    }
+    if input.scope == Scope::Session && s.l3_digest && !opts.segment.model_votes {
+        return digest_segment(model, opts, input);
     }
     let items = input.useful_items();
     let budget = input.budget();
@@ -248,6 +255,128 @@ pub fn decide(
         Err(ModelError::BadReply(why)) => Ok(Decision::Retry(why)),
         Err(e) => Err(e),
     }
+}
+
+/// A segment digest (L3): a topic line the model writes, then the notes of
+/// the segment's turns (its L2s, those under the running summary and the
+/// new ones, filler left out) that say the most within the segment's
+/// budget, in turn order ([`digest::select_notes`]); chosen again from all
+/// of them at each fold, so the digest is rewritten as the segment grows,
+/// never appended to. The row is the model's when the topic line and every
+/// kept note came out of its decoding. Without a topic line (no model, or
+/// replies that fail the check) the notes stand alone: extractive, or a
+/// copy when the segment has one note.
+fn digest_segment(
+    model: Option<&dyn MemoryModel>,
+    opts: &PassOptions,
+    input: &FoldInput<'_>,
+) -> Result<Decision, ModelError> {
+    // The running segment's turns, unless the new ones start another.
+    let earlier = if input.start.is_some() { &[][..] } else { input.earlier };
+    let mut notes: Vec<(&str, &str, bool)> =
+        earlier.iter().map(|n| (n.l2.trim(), n.turn.as_str(), n.by_model)).collect();
+    for (i, item) in input.items.iter().enumerate() {
+        let turn = input.sources.get(i).copied().unwrap_or(item);
+        notes.push((item.trim(), turn, input.by_model.get(i).copied().unwrap_or(false)));
+    }
+    notes.retain(|n| !n.0.is_empty());
+    let useful: Vec<_> = notes.iter().filter(|n| !digest::is_filler(n.1)).copied().collect();
+    if !useful.is_empty() {
+        notes = useful;
+    }
+    let texts: Vec<String> = notes.iter().map(|n| as_sentence(n.0)).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let budget = input.budget();
+    let mut kept = digest::select_notes(&refs, budget.saturating_sub(prompts::TOPIC_MAX_WORDS));
+    if kept.is_empty() && !refs.is_empty() {
+        kept.push(0);
+    }
+    let body = digest::fit_sentences(&kept.iter().map(|&i| texts[i].clone()).collect::<Vec<_>>(), budget);
+    let kept_notes: Vec<&str> = kept.iter().map(|&i| refs[i]).collect();
+    let turns: Vec<&str> = kept.iter().map(|&i| notes[i].1).collect();
+    let (content, written) = match topic_line(model, opts, &kept_notes, &turns)? {
+        Some((topic, model_id)) => {
+            let all_model = kept.iter().all(|&i| notes[i].2);
+            let origin = if all_model { "model" } else { "extractive" };
+            (format!("{topic}: {body}"), Written { model: model_id, prompt_version: prompts::TOPIC_VERSION, origin })
+        }
+        None => {
+            let (prompt_version, origin) = if notes.len() == 1 {
+                (prompts::COPY_VERSION, "copy")
+            } else {
+                (prompts::EXTRACTIVE_VERSION, "extractive")
+            };
+            (body, Written { model: input.copy_model.to_string(), prompt_version, origin })
+        }
+    };
+    Ok(match (input.start, input.run) {
+        (Some((reason, score)), _) => Decision::Start { content, written, reason, score },
+        (None, None) => Decision::Start { content, written, reason: StartReason::First, score: None },
+        (None, Some(_)) => Decision::Update { content, written },
+    })
+}
+
+/// A note as a sentence of the digest: ending with its stop.
+fn as_sentence(note: &str) -> String {
+    let note = note.trim();
+    if note.ends_with(['.', '!', '?', '…']) {
+        note.to_string()
+    } else {
+        format!("{note}.")
+    }
+}
+
+/// The topic line of a digest and the model that wrote it: a short title
+/// of the kept notes, decoded with their words (and the turns') only, that
+/// passes the grounding check; asked again once, warmer. None without a
+/// model, while the L3 replies do not pay off in this pass, or when both
+/// replies fail. Model errors other than a bad reply stop the pass.
+fn topic_line(
+    model: Option<&dyn MemoryModel>,
+    opts: &PassOptions,
+    notes: &[&str],
+    turns: &[&str],
+) -> Result<Option<(String, String)>, ModelError> {
+    let Some(model) = model else { return Ok(None) };
+    let s = &opts.summaries;
+    let asking = &opts.payoffs.l3;
+    if notes.is_empty() || !asking.ask_first("L3 topic", opts.verbose) {
+        return Ok(None);
+    }
+    let grounds: Vec<&str> = notes.iter().chain(turns).copied().collect();
+    let examples = prompts::example_texts();
+    let own_words_only = s.restrict_vocabulary && model.keeps_vocabulary();
+    let acceptance = grounding::Acceptance::new(&grounds, &[], &examples, None).own_words_only(own_words_only);
+    let vocabulary = s.restrict_vocabulary.then(|| digest::vocabulary(&grounds));
+    let mut why = String::new();
+    for (n, temperature) in [s.temperature, (s.temperature + 0.5).min(1.5)].into_iter().enumerate() {
+        let retry = n > 0;
+        if retry && !asking.ask_again("L3 topic", opts.verbose) {
+            break;
+        }
+        let req = Request {
+            messages: prompts::topic(notes, s.max_input_chars),
+            temperature,
+            max_tokens: s.max_tokens.min(prompts::TOPIC_REPLY_TOKENS),
+            stop: vec!["\n".into()],
+            settled: None,
+            vocabulary: vocabulary.clone(),
+        };
+        let reply = complete(model, &req)?.text;
+        let topic = digest::topic_of(&reply).and_then(|t| match acceptance.fault(&t) {
+            Some(why) => Err(why),
+            None => Ok(t),
+        });
+        asking.record(retry, topic.is_ok());
+        match topic {
+            Ok(t) => return Ok(Some((t, model.model_id()))),
+            Err(w) => why = format!("{w}: {reply:?}"),
+        }
+    }
+    if opts.verbose {
+        eprintln!("ragger: topic line rejected, the digest has none: {}", crate::llm::truncate_for_message(&why, 300));
+    }
+    Ok(None)
 }
 
 /// The extractive fold of the running summary and the items within

@@ -29,7 +29,7 @@ use super::{grounding, Level, ModelSlot, PassOptions, Report, Step};
 use crate::llm::{MemoryModel, ModelError};
 use crate::store::fold::{self as store_fold, Change, FoldCommit};
 /// Closing an idle session completes its running L3 (`housekeeping`).
-use crate::store::summaries::{FoldKey, Running};
+use crate::store::summaries::{FoldKey, Note, Running};
 use crate::store::Store;
 use decide::short_fold;
 pub use decide::{decide, Decision, FoldInput};
@@ -51,8 +51,10 @@ struct Fold {
     /// Set when the fold starts a new summary without asking the model.
     start: Option<(StartReason, Option<f32>)>,
     terms: NewTerms,
-    /// About how many words the turns under the running summary hold.
-    covered_words: usize,
+    /// Whether the model wrote each item (an L3 fold's L2s).
+    by_model: Vec<bool>,
+    /// The turns already under the running summary (an L3 fold).
+    earlier: Vec<Note>,
 }
 
 /// Where the key terms a fold adds come from.
@@ -106,7 +108,8 @@ impl Fold {
             attempts: self.attempts,
             start: self.start,
             sources,
-            covered_words: self.covered_words,
+            by_model: &self.by_model,
+            earlier: &self.earlier,
         }
     }
     fn decide(&self, model: Option<&dyn MemoryModel>, opts: &PassOptions) -> Result<Decision, ModelError> {

@@ -97,6 +97,7 @@ mod tests {
             id: i as i64 + 1,
             l2: "x".repeat(*n),
             l2_model: "m".into(),
+            l2_by_model: true,
             fold_attempts: 0,
         };
         lens.iter().enumerate().map(turn).collect()

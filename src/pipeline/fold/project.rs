@@ -41,7 +41,8 @@ pub fn l4_step(
         terms: NewTerms::Given(items.iter().map(|i| i.key_terms.clone()).collect()),
         items: items.into_iter().map(|i| i.content).collect(),
         ids,
-        covered_words: 0,
+        by_model: Vec::new(),
+        earlier: Vec::new(),
     };
     fold_claimed(store, slot, opts, vec![fold], skip, report)
 }

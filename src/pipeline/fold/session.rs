@@ -37,11 +37,11 @@ pub fn l3_step(
             continue;
         }
         let run = summaries::running(store, &FoldKey::Session(sid))?;
-        let covered_words = match &run {
-            Some(r) => crate::pipeline::digest::words_of_chars(summaries::covered_chars(store, r.id)?),
-            None => 0,
+        let earlier = match &run {
+            Some(r) => summaries::covered_notes(store, r.id)?,
+            None => Vec::new(),
         };
-        let mut head = Head { sid, turns, ids, run, views: Vec::new(), start: None, covered_words };
+        let mut head = Head { sid, turns, ids, run, views: Vec::new(), start: None, earlier };
         segment_head(store, slot, opts, &mut head)?;
         folds.push(head.into_fold());
     }
@@ -66,8 +66,8 @@ struct Head {
     views: Vec<TurnView>,
     /// Set when the head starts a new segment.
     start: Option<(StartReason, Option<f32>)>,
-    /// About how many words the turns under the running summary hold.
-    covered_words: usize,
+    /// The turns under the running summary.
+    earlier: Vec<summaries::Note>,
 }
 
 impl Head {
@@ -77,12 +77,13 @@ impl Head {
             key: FoldKey::Session(self.sid),
             copy_model: first.l2_model.clone(),
             attempts: first.fold_attempts,
+            by_model: self.turns.iter().map(|t| t.l2_by_model).collect(),
             items: self.turns.into_iter().map(|t| t.l2).collect(),
             ids: self.ids,
             run: self.run,
             start: self.start,
             terms: NewTerms::Texts(self.views.into_iter().map(|v| v.text).collect()),
-            covered_words: self.covered_words,
+            earlier: self.earlier,
         }
     }
 }

@@ -6,7 +6,7 @@ use super::policy::{forced_start, needs_model};
 use super::*;
 use crate::config::Summaries;
 use crate::llm::{Reply, Request, Usage};
-use crate::pipeline::prompts;
+use crate::pipeline::{digest, prompts};
 
 /// Answers with the scripted replies in order (the last one repeats)
 /// and records every prompt it was given.
@@ -57,9 +57,11 @@ const GOOD: &str =
     "The user set up nightly restic backups of /srv to a USB disk and asked how to check them; the assistant suggested restic check weekly.";
 
 /// Options whose folds always ask the model (the texts here are short;
-/// `short_fold_words` has tests of its own below).
+/// `short_fold_words` has tests of its own below). These are the folds the
+/// model writes in prose (`l3_digest` off); the digest's tests follow.
 fn opts(votes: bool) -> PassOptions {
-    let mut o = PassOptions::new("me".into(), Summaries { short_fold_words: 0, ..Summaries::default() });
+    let mut o =
+        PassOptions::new("me".into(), Summaries { short_fold_words: 0, l3_digest: false, ..Summaries::default() });
     o.segment.model_votes = votes;
     o
 }
@@ -86,7 +88,8 @@ fn input<'a>(run: Option<&'a Running>, items: &'a [&'a str], attempts: i64) -> F
         attempts,
         start: None,
         sources: &[],
-        covered_words: 0,
+        by_model: &[],
+        earlier: &[],
     }
 }
 
@@ -253,7 +256,8 @@ fn a_project_fold_keeps_the_key_terms_of_every_l3_it_takes() {
         run: None,
         start: None,
         terms: NewTerms::Given(vec!["restic; /srv".into(), "Dutch; /SRV; 70%".into()]),
-        covered_words: 0,
+        by_model: Vec::new(),
+        earlier: Vec::new(),
     };
     assert_eq!(fold.key_terms(None), "restic; /srv; Dutch; 70%");
     assert_eq!(fold.key_terms(Some("250 C; restic")), "250 C; restic; /srv; Dutch; 70%");
@@ -418,9 +422,136 @@ fn a_pass_whose_folds_are_all_short_does_not_load_the_model() {
         run: None,
         start: Some((StartReason::TopicShift, None)),
         terms: NewTerms::Given(Vec::new()),
-        covered_words: 0,
+        by_model: Vec::new(),
+        earlier: Vec::new(),
     };
     let o = short_opts(30, false);
     assert!(!fold(vec![NEW.into(), RUNNING.into()]).needs_model(&o), "27 words");
     assert!(fold(vec![NEW.into(), GOOD.into()]).needs_model(&o), "39 words");
+}
+
+// --- segment digests (the default L3) ----------------------------------------------------
+
+fn digest_opts() -> PassOptions {
+    PassOptions::new("me".into(), Summaries::default())
+}
+
+fn note(l2: &str, turn: &str, by_model: bool) -> Note {
+    Note { l2: l2.into(), by_model, turn: turn.into() }
+}
+
+const TURN_BACKUP: &str = "How do I back up /srv every night with restic to the USB disk at /mnt/usb?\n\
+Run restic -r /mnt/usb/repo backup /srv from a cron line at 02:00, with the password in --password-file.";
+const TURN_CHECK: &str = "How do I know the restic backups are good?\nRun restic check weekly; \
+read 10% of the data with --read-data-subset=10% once a month.";
+const NOTE_BACKUP: &str =
+    "The user asked to back up /srv nightly; the assistant suggested restic to /mnt/usb at 02:00 with --password-file.";
+const NOTE_CHECK: &str =
+    "The user asked how to verify backups; the assistant suggested restic check weekly and --read-data-subset=10% monthly.";
+
+#[test]
+fn a_digest_is_the_models_topic_line_then_the_notes_and_is_the_models_when_it_wrote_both() {
+    let m = Scripted::new(&[Ok("Nightly restic backups of /srv")]);
+    let r = run(10);
+    let earlier = [note(NOTE_BACKUP, TURN_BACKUP, true)];
+    let items = [NOTE_CHECK];
+    let sources = [TURN_CHECK];
+    let mut i = input(Some(&r), &items, 0);
+    i.sources = &sources;
+    i.by_model = &[true];
+    i.earlier = &earlier;
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Update { content, written } => {
+            assert_eq!(content, format!("Nightly restic backups of /srv: {NOTE_BACKUP} {NOTE_CHECK}"));
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::TOPIC_VERSION));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 1);
+    assert!(m.last_prompt().contains(NOTE_BACKUP), "the topic is asked over the whole segment's notes");
+    assert_eq!(*m.max_tokens.lock().unwrap(), vec![prompts::TOPIC_REPLY_TOKENS]);
+}
+
+#[test]
+fn a_digest_with_an_extractive_note_is_not_counted_as_the_models() {
+    let m = Scripted::new(&[Ok("Restic backups of /srv")]);
+    let r = run(10);
+    let earlier = [note(NOTE_BACKUP, TURN_BACKUP, false)];
+    let mut i = input(Some(&r), &[NOTE_CHECK], 0);
+    i.by_model = &[true];
+    i.earlier = &earlier;
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Update { content, written } => {
+            assert!(content.starts_with("Restic backups of /srv: "), "{content}");
+            assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_topic_line_that_fails_its_check_is_asked_again_then_left_out() {
+    // An invented name, then a question: no topic line, the notes alone.
+    let m = Scripted::new(&[Ok("Backups with Borgmatic and Hetzner"), Ok("What about backups?")]);
+    let mut i = input(None, &[NOTE_BACKUP, NOTE_CHECK], 0);
+    i.sources = &[TURN_BACKUP, TURN_CHECK];
+    i.by_model = &[true, true];
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, reason, .. } => {
+            assert_eq!(content, format!("{NOTE_BACKUP} {NOTE_CHECK}"));
+            assert_eq!((written.origin, reason), ("extractive", StartReason::First));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 2);
+}
+
+#[test]
+fn a_digest_leaves_filler_out_and_keeps_within_the_segments_budget() {
+    let filler_turn = "Thanks, that's great!\nYou're welcome!";
+    let m = Scripted::new(&[Ok("Restic backups and checks")]);
+    // Many notes on one subject: the digest keeps those that add the most
+    // within 30% of the turns' words (at least 50), not all of them.
+    let notes: Vec<String> = (0..12)
+        .map(|n| format!("The user asked about restic snapshot {n} on host{n}; the assistant listed restic forget --keep-daily {n}."))
+        .collect();
+    let earlier: Vec<Note> = notes.iter().map(|l2| note(l2, TURN_BACKUP, true)).collect();
+    let r = run(10);
+    let items = [NOTE_CHECK, "The user thanked the assistant."];
+    let sources = [TURN_CHECK, filler_turn];
+    let mut i = input(Some(&r), &items, 0);
+    i.sources = &sources;
+    i.by_model = &[true, true];
+    i.earlier = &earlier;
+    let budget = i.budget();
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Update { content, .. } => {
+            assert!(!content.contains("thanked"), "filler is left out: {content}");
+            assert!(
+                digest::word_count(&content) <= budget,
+                "{} words > budget {budget}: {content}",
+                digest::word_count(&content)
+            );
+            assert!(content.matches("restic forget").count() >= 2, "{content}");
+            assert!(content.matches("restic forget").count() < 12, "a digest, not every note: {content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_one_turn_segment_without_a_topic_line_is_a_copy_and_a_new_segment_leaves_the_old_turns_out() {
+    let r = run(10);
+    let earlier = [note(NOTE_BACKUP, TURN_BACKUP, true)];
+    let mut i = input(Some(&r), &[NOTE_CHECK], 0);
+    i.start = Some((StartReason::TopicShift, Some(3.0)));
+    i.by_model = &[true];
+    i.earlier = &earlier;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, reason, .. } => {
+            assert_eq!(content, NOTE_CHECK);
+            assert_eq!((written.origin, reason), ("copy", StartReason::TopicShift));
+        }
+        other => panic!("{other:?}"),
+    }
 }

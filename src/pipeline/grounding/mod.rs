@@ -401,19 +401,18 @@ pub fn check_fold(reply: &str, running: Option<&str>, items: &[&str], examples: 
 /// of them (a summary within its budget leaves the lesser ones out), and
 /// at least half of the names, numbers and identifiers the items carry.
 pub fn covers(reply: &str, running: Option<&str>, items: &[&str]) -> Option<String> {
-    let stems_of = |text: &str| -> HashSet<String> { content_words(text).iter().map(|w| stem(w)).collect() };
-    let reply_stems = stems_of(reply);
+    let reply_stems = content_stems(reply);
     let parts = running.map(|r| ("running summary", r.to_string())).into_iter();
     for (what, part) in parts.chain([("new material", items.join(" "))]) {
-        let stems = stems_of(&part);
+        let stems = content_stems(&part);
         let kept = stems.iter().filter(|s| reply_stems.contains(*s)).count();
         let need = (stems.len() / 6).max(2).min(stems.len());
         if kept < need {
             return Some(format!("the reply drops the {what}"));
         }
     }
-    let item_stems: Vec<HashSet<String>> = items.iter().map(|i| stems_of(i)).collect();
-    let running_stems = running.map(stems_of).unwrap_or_default();
+    let item_stems: Vec<HashSet<String>> = items.iter().map(|i| content_stems(i)).collect();
+    let running_stems = running.map(content_stems).unwrap_or_default();
     let dropped: Vec<usize> = (0..items.len())
         .filter(|&i| {
             let own: Vec<&String> = item_stems[i]
@@ -468,6 +467,12 @@ fn content_words(text: &str) -> Vec<String> {
         .into_iter()
         .filter(|w| w.chars().count() > 2 && !is_stop_word(w) && !META_WORDS.contains(&w.as_str()))
         .collect()
+}
+
+/// The content words of a text as the grounding check compares them
+/// (stems of their first letters).
+pub fn content_stems(text: &str) -> HashSet<String> {
+    content_words(text).iter().map(|w| stem(w)).collect()
 }
 
 fn stem(w: &str) -> String {
