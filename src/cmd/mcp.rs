@@ -307,7 +307,7 @@ given; searched and summarised like the conversations. Secrets in it are redacte
         };
         let value = match &given {
             Some(g) => Some(g.key.clone()),
-            None => cwd.as_deref().map(|d| crate::project::path_text(d)),
+            None => cwd.as_deref().map(crate::project::path_text),
         };
         let input = crate::capture::note(&p.text, value, p.session.as_deref(), now);
         let door = crate::capture::Door::new(&ctx.config).map_err(err)?;

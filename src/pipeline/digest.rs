@@ -181,7 +181,7 @@ pub fn topic_of(reply: &str) -> Result<String, String> {
     }
     let t = t.trim_end_matches(['.', ':', ';', ',', ' ', '-']);
     let n = word_count(t);
-    if n < 2 || n > TOPIC_MAX_WORDS {
+    if !(2..=TOPIC_MAX_WORDS).contains(&n) {
         return Err(format!("the topic line has {n} words (2 to {TOPIC_MAX_WORDS})"));
     }
     if t.ends_with('?') {
