@@ -80,7 +80,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
         }
         'ragger;capture' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id (any string your tool uses)')
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project the session belongs to')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project the session belongs to: a name, or a folder (`/…`, `~/…`, `./…`) whose repository root is the project')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user''s message (may begin with `-`)')
             [CompletionResult]::new('--assistant', '--assistant', [CompletionResultType]::ParameterName, 'The assistant''s reply (may begin with `-`)')
             [CompletionResult]::new('--user-file', '--user-file', [CompletionResultType]::ParameterName, 'Read the user''s message from a file (`-`: stdin), for texts too large for the command line')
@@ -177,7 +177,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;sessions' {
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions of this project')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions of this project (a name as `ragger projects` lists it, or a folder)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'At most N sessions, the most recent first')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most N sessions, the most recent first')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions with a turn since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)')
@@ -226,7 +226,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Number of results')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only this level: 2 turn summaries (searched only when asked for), 3 session segments (and the turns they hold), 4 project summaries')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session')
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (a name as `ragger projects` lists it, or a folder)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)')
             [CompletionResult]::new('--min-score', '--min-score', [CompletionResultType]::ParameterName, 'Hide hits scoring below this [default: [search] min_score, 0.3]; 0 shows every candidate')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
@@ -342,8 +342,8 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;context' {
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project name [default: the last folder of --cwd or of the current folder]')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Working folder whose name is the project')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project: a name as `ragger projects` lists it, or a folder [default: the project of --cwd or of the current folder]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Working folder: its repository''s project (a sub-folder finds its repository)')
             [CompletionResult]::new('--limit-tokens', '--limit-tokens', [CompletionResultType]::ParameterName, 'Budget of the block in tokens (about four characters a token)')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'What the session is about: earlier segments matching it are listed [default: the key terms of the project summary and recent segments]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
@@ -386,7 +386,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
         }
         'ragger;forget' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Turns of this session')
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Turns of this project')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Turns of this project (a name as `ragger projects` lists it, or a folder)')
             [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'One turn, by the id `ragger show --json` prints')
             [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Turns whose event time is before DATE (RFC 3339 or YYYY-MM-DD, UTC)')
             [CompletionResult]::new('--match', '--match', [CompletionResultType]::ParameterName, 'Turns whose text or turn summary contains TEXT (case-insensitive)')
@@ -420,7 +420,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
         'ragger;export' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session')
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (a name as `ragger projects` lists it, or a folder)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only turns at or after DATE (RFC 3339 or YYYY-MM-DD, UTC)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE (created 0600) instead of stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE (created 0600) instead of stdout')

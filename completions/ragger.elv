@@ -75,7 +75,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
         }
         &'ragger;capture'= {
             cand --session 'Session id (any string your tool uses)'
-            cand --project 'Project the session belongs to'
+            cand --project 'Project the session belongs to: a name, or a folder (`/…`, `~/…`, `./…`) whose repository root is the project'
             cand --user 'The user''s message (may begin with `-`)'
             cand --assistant 'The assistant''s reply (may begin with `-`)'
             cand --user-file 'Read the user''s message from a file (`-`: stdin), for texts too large for the command line'
@@ -166,7 +166,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --help 'Print help'
         }
         &'ragger;sessions'= {
-            cand --project 'Only sessions of this project'
+            cand --project 'Only sessions of this project (a name as `ragger projects` lists it, or a folder)'
             cand -n 'At most N sessions, the most recent first'
             cand --limit 'At most N sessions, the most recent first'
             cand --since 'Only sessions with a turn since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)'
@@ -212,7 +212,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --limit 'Number of results'
             cand --level 'Only this level: 2 turn summaries (searched only when asked for), 3 session segments (and the turns they hold), 4 project summaries'
             cand --session 'Only this session'
-            cand --project 'Only this project'
+            cand --project 'Only this project (a name as `ragger projects` lists it, or a folder)'
             cand --since 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)'
             cand --min-score 'Hide hits scoring below this [default: [search] min_score, 0.3]; 0 shows every candidate'
             cand --config 'Config file (replaces the user config file)'
@@ -317,8 +317,8 @@ set edit:completion:arg-completer[ragger] = {|@words|
         &'ragger;hook;help;help'= {
         }
         &'ragger;context'= {
-            cand --project 'Project name [default: the last folder of --cwd or of the current folder]'
-            cand --cwd 'Working folder whose name is the project'
+            cand --project 'Project: a name as `ragger projects` lists it, or a folder [default: the project of --cwd or of the current folder]'
+            cand --cwd 'Working folder: its repository''s project (a sub-folder finds its repository)'
             cand --limit-tokens 'Budget of the block in tokens (about four characters a token)'
             cand --query 'What the session is about: earlier segments matching it are listed [default: the key terms of the project summary and recent segments]'
             cand --config 'Config file (replaces the user config file)'
@@ -358,7 +358,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
         }
         &'ragger;forget'= {
             cand --session 'Turns of this session'
-            cand --project 'Turns of this project'
+            cand --project 'Turns of this project (a name as `ragger projects` lists it, or a folder)'
             cand --turn 'One turn, by the id `ragger show --json` prints'
             cand --before 'Turns whose event time is before DATE (RFC 3339 or YYYY-MM-DD, UTC)'
             cand --match 'Turns whose text or turn summary contains TEXT (case-insensitive)'
@@ -390,7 +390,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
         &'ragger;export'= {
             cand --format 'Output format'
             cand --session 'Only this session'
-            cand --project 'Only this project'
+            cand --project 'Only this project (a name as `ragger projects` lists it, or a folder)'
             cand --since 'Only turns at or after DATE (RFC 3339 or YYYY-MM-DD, UTC)'
             cand -o 'Write to FILE (created 0600) instead of stdout'
             cand --output 'Write to FILE (created 0600) instead of stdout'

@@ -75,7 +75,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand init" -s v -l verbose -d '
 complete -c ragger -n "__fish_ragger_using_subcommand init" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l session -d 'Session id (any string your tool uses)' -r
-complete -c ragger -n "__fish_ragger_using_subcommand capture" -l project -d 'Project the session belongs to' -r
+complete -c ragger -n "__fish_ragger_using_subcommand capture" -l project -d 'Project the session belongs to: a name, or a folder (`/…`, `~/…`, `./…`) whose repository root is the project' -r
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l user -d 'The user\'s message (may begin with `-`)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l assistant -d 'The assistant\'s reply (may begin with `-`)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand capture" -l user-file -d 'Read the user\'s message from a file (`-`: stdin), for texts too large for the command line' -r -F
@@ -148,7 +148,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand retry" -s q -l quiet -d 'P
 complete -c ragger -n "__fish_ragger_using_subcommand retry" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand retry" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand retry" -s h -l help -d 'Print help'
-complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l project -d 'Only sessions of this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l project -d 'Only sessions of this project (a name as `ragger projects` lists it, or a folder)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -s n -l limit -d 'At most N sessions, the most recent first' -r
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l since -d 'Only sessions with a turn since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand sessions" -l config -d 'Config file (replaces the user config file)' -r -F
@@ -183,7 +183,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand projects" -s h -l help -d 
 complete -c ragger -n "__fish_ragger_using_subcommand search" -s n -l limit -d 'Number of results' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l level -d 'Only this level: 2 turn summaries (searched only when asked for), 3 session segments (and the turns they hold), 4 project summaries' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l session -d 'Only this session' -r
-complete -c ragger -n "__fish_ragger_using_subcommand search" -l project -d 'Only this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand search" -l project -d 'Only this project (a name as `ragger projects` lists it, or a folder)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l since -d 'Only summaries updated since TIME: a date (2026-03-01), an RFC 3339 time, today, yesterday, or an age (3d, 12h, 90m, 2w)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l min-score -d 'Hide hits scoring below this [default: [search] min_score, 0.3]; 0 shows every candidate' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l config -d 'Config file (replaces the user config file)' -r -F
@@ -259,8 +259,8 @@ complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subc
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "claude-code" -d 'Claude Code command hook: reads the hook\'s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session\'s transcript (only what is new); SessionStart prints the memory block as additional context'
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "codex" -d 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
 complete -c ragger -n "__fish_ragger_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ragger -n "__fish_ragger_using_subcommand context" -l project -d 'Project name [default: the last folder of --cwd or of the current folder]' -r
-complete -c ragger -n "__fish_ragger_using_subcommand context" -l cwd -d 'Working folder whose name is the project' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l project -d 'Project: a name as `ragger projects` lists it, or a folder [default: the project of --cwd or of the current folder]' -r
+complete -c ragger -n "__fish_ragger_using_subcommand context" -l cwd -d 'Working folder: its repository\'s project (a sub-folder finds its repository)' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l limit-tokens -d 'Budget of the block in tokens (about four characters a token)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l query -d 'What the session is about: earlier segments matching it are listed [default: the key terms of the project summary and recent segments]' -r
 complete -c ragger -n "__fish_ragger_using_subcommand context" -l config -d 'Config file (replaces the user config file)' -r -F
@@ -291,7 +291,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand check" -s v -l verbose -d 
 complete -c ragger -n "__fish_ragger_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand check" -s h -l help -d 'Print help'
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -l session -d 'Turns of this session' -r
-complete -c ragger -n "__fish_ragger_using_subcommand forget" -l project -d 'Turns of this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand forget" -l project -d 'Turns of this project (a name as `ragger projects` lists it, or a folder)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -l turn -d 'One turn, by the id `ragger show --json` prints' -r
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -l before -d 'Turns whose event time is before DATE (RFC 3339 or YYYY-MM-DD, UTC)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand forget" -l match -d 'Turns whose text or turn summary contains TEXT (case-insensitive)' -r
@@ -318,7 +318,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand redact" -s h -l help -d 'P
 complete -c ragger -n "__fish_ragger_using_subcommand export" -l format -d 'Output format' -r -f -a "markdown\t'For people: per project its summary, then each session\'s segments'
 jsonl\t'One turn per line, readable back by `ragger capture --stdin`'"
 complete -c ragger -n "__fish_ragger_using_subcommand export" -l session -d 'Only this session' -r
-complete -c ragger -n "__fish_ragger_using_subcommand export" -l project -d 'Only this project' -r
+complete -c ragger -n "__fish_ragger_using_subcommand export" -l project -d 'Only this project (a name as `ragger projects` lists it, or a folder)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand export" -l since -d 'Only turns at or after DATE (RFC 3339 or YYYY-MM-DD, UTC)' -r
 complete -c ragger -n "__fish_ragger_using_subcommand export" -s o -l output -d 'Write to FILE (created 0600) instead of stdout' -r -F
 complete -c ragger -n "__fish_ragger_using_subcommand export" -l config -d 'Config file (replaces the user config file)' -r -F

@@ -40,7 +40,7 @@ pub fn check_capture_line(line: &[u8]) {
     for f in [&turn.session, &turn.user, &turn.assistant] {
         assert!(f.len() <= MAX_FIELD, "oversized field accepted: {}", ctx());
     }
-    if let Some(p) = &turn.project {
+    if let Some(p) = turn.project.as_ref().map(|p| &p.name) {
         assert!(!p.is_empty() && !p.contains('\0') && p.len() <= MAX_FIELD, "bad project: {}", ctx());
     }
     if let Some(k) = &turn.id {

@@ -86,7 +86,11 @@ async def session(ragger, env):
 
             out = structured(await s.call_tool("list_projects", {}), "list_projects")
             shop = [p for p in out["projects"] if p["project"] == "shop"]
-            check(shop and shop[0]["sessions"] == 1 and shop[0]["turns"] == 2, f"list_projects: {out}")
+            check(
+                shop and shop[0]["sessions"] == 1 and shop[0]["turns"] == 2
+                and shop[0]["name"] == "shop" and shop[0]["root"] is None,
+                f"list_projects: {out}",
+            )
 
             out = structured(
                 await s.call_tool("show_session", {"session": "s1", "offset": 0, "limit": 1, "max_chars": 100}),

@@ -74,6 +74,8 @@ pub struct Door {
     redactor: crate::redact::Redactor,
     exclusions: crate::exclude::Exclusions,
     pub max_field_bytes: usize,
+    /// `[import] projects`: folders' configured project names.
+    configured: std::collections::BTreeMap<String, String>,
 }
 
 /// What the door made of a turn.
@@ -90,7 +92,26 @@ impl Door {
             redactor: crate::redact::Redactor::new(&config.privacy)?,
             exclusions: crate::exclude::Exclusions::new(&config.capture)?,
             max_field_bytes: config.capture.max_field_bytes,
+            configured: config.import.projects.clone(),
         })
+    }
+
+    /// The project a turn's `project` value names: a folder (absolute,
+    /// `~/…`, `./…`; an agent's working folder) is the project of its
+    /// repository root or configured name (`project::for_folder`), anything
+    /// else a name.
+    pub fn project_of(&self, value: &str) -> Option<crate::project::Spec> {
+        let value = value.trim();
+        if value.is_empty() {
+            return None;
+        }
+        if !crate::project::is_path(value) {
+            return Some(crate::project::Spec::named(value));
+        }
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
+        let here = std::env::current_dir().unwrap_or_else(|_| "/".into());
+        let abs = crate::project::absolute(value, home.as_deref(), &here);
+        crate::project::for_folder(&crate::project::path_text(&abs), &self.configured)
     }
 
     /// A text redacted as the door redacts turns (for what is kept outside
@@ -119,7 +140,11 @@ impl Door {
         now: i64,
         derive_key: bool,
     ) -> Result<Admitted, String> {
-        if self.exclusions.project(input.project.as_deref()) || cwd.and_then(crate::exclude::ignore_file).is_some() {
+        let project = input.project.as_deref().and_then(|p| self.project_of(p));
+        let excluded = project
+            .as_ref()
+            .is_some_and(|p| self.exclusions.project(Some(&p.name)) || self.exclusions.project(p.root.as_deref()));
+        if excluded || cwd.and_then(crate::exclude::ignore_file).is_some() {
             return Ok(Admitted::Excluded);
         }
         let n = input.redact(&self.redactor);
@@ -130,6 +155,7 @@ impl Door {
         }
         let mut turn = validate(input, self.max_field_bytes, now)?;
         turn.redactions = n as i64;
+        turn.project = project;
         Ok(Admitted::Turn(turn))
     }
 }
@@ -205,7 +231,7 @@ pub fn validate(input: TurnInput, max_field_bytes: usize, now: i64) -> Result<Tu
             MAX_CLOCK_SKEW_MS / 60_000
         ));
     }
-    let project = input.project.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
+    let project = input.project.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(crate::project::Spec::named);
     let id = input.id.filter(|k| !k.is_empty());
     let kind = input.kind.unwrap_or_default();
     Ok(Turn { session, project, user: input.user, assistant: input.assistant, at, id, redactions: 0, kind })

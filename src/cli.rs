@@ -126,8 +126,9 @@ pub struct CaptureArgs {
     /// Session id (any string your tool uses)
     #[arg(long, required_unless_present = "stdin")]
     pub session: Option<String>,
-    /// Project the session belongs to
-    #[arg(long)]
+    /// Project the session belongs to: a name, or a folder (`/…`, `~/…`, `./…`) whose
+    /// repository root is the project
+    #[arg(long, value_name = "NAME|DIR")]
     pub project: Option<String>,
     /// The user's message (may begin with `-`)
     #[arg(long, allow_hyphen_values = true, conflicts_with = "user_file")]
@@ -238,7 +239,7 @@ pub struct RetryArgs {
 
 #[derive(Args, Debug, Default)]
 pub struct SessionsArgs {
-    /// Only sessions of this project
+    /// Only sessions of this project (a name as `ragger projects` lists it, or a folder)
     #[arg(long)]
     pub project: Option<String>,
     /// At most N sessions, the most recent first
@@ -277,7 +278,7 @@ pub struct SearchArgs {
     /// Only this session
     #[arg(long)]
     pub session: Option<String>,
-    /// Only this project
+    /// Only this project (a name as `ragger projects` lists it, or a folder)
     #[arg(long)]
     pub project: Option<String>,
     /// Only summaries updated since TIME: a date (2026-03-01), an RFC 3339
@@ -315,7 +316,7 @@ pub struct ForgetArgs {
     /// Turns of this session
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
-    /// Turns of this project
+    /// Turns of this project (a name as `ragger projects` lists it, or a folder)
     #[arg(long, value_name = "NAME")]
     pub project: Option<String>,
     /// One turn, by the id `ragger show --json` prints
@@ -359,7 +360,7 @@ pub struct ExportArgs {
     /// Only this session
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
-    /// Only this project
+    /// Only this project (a name as `ragger projects` lists it, or a folder)
     #[arg(long, value_name = "NAME")]
     pub project: Option<String>,
     /// Only turns at or after DATE (RFC 3339 or YYYY-MM-DD, UTC)
@@ -442,10 +443,11 @@ pub enum HookAgent {
 
 #[derive(Args, Debug)]
 pub struct ContextArgs {
-    /// Project name [default: the last folder of --cwd or of the current folder]
+    /// Project: a name as `ragger projects` lists it, or a folder
+    /// [default: the project of --cwd or of the current folder]
     #[arg(long, conflicts_with = "cwd")]
     pub project: Option<String>,
-    /// Working folder whose name is the project
+    /// Working folder: its repository's project (a sub-folder finds its repository)
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
     /// Budget of the block in tokens (about four characters a token)

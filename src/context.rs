@@ -158,8 +158,10 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
     let mut own_terms: Vec<String> = l4.iter().map(|r| r.terms.clone()).collect();
     let l4 = l4.map(|r| r.entry);
     let recent = newest(store, project, MAX_SEGMENTS)?;
+    // Shown by its label: the key may be a folder path.
+    let shown = crate::store::projects::label(store, project)?;
     let mut block = Block {
-        project: project.to_string(),
+        project: shown.clone(),
         project_summary: None,
         pending: vec![],
         segments: vec![],
@@ -167,7 +169,7 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
         query: vec![],
         tokens: 0,
     };
-    let mut budget = Budget { left: (limit_tokens * 4).saturating_sub(header(project).len()) };
+    let mut budget = Budget { left: (limit_tokens * 4).saturating_sub(header(&shown).len()) };
     if let Some(mut e) = l4 {
         let frame = l4_text(&Entry { content: String::new(), ..e.clone() }).len();
         // The project summary takes at most 2/5 of the budget: the sessions need room too.

@@ -143,6 +143,26 @@ impl Ctx {
         Ok(store)
     }
 
+    /// The key of the project a `--project` value (or an MCP tool's
+    /// `project` argument) means: a folder or a name, as
+    /// `store::projects::resolve` reads it; an unknown one is a one-line
+    /// usage error.
+    pub fn project(&self, store: &Store, arg: &str) -> Result<String> {
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let lookup = crate::store::projects::Lookup {
+            home: home.as_deref(),
+            cwd: &cwd,
+            configured: &self.config.import.projects,
+        };
+        crate::store::projects::resolve(store, arg, &lookup)
+    }
+
+    /// [`Ctx::project`] for an optional argument.
+    pub fn project_opt(&self, store: &Store, arg: Option<&str>) -> Result<Option<String>> {
+        arg.map(|a| self.project(store, a)).transpose()
+    }
+
     pub fn json(&self) -> bool {
         self.global.json
     }

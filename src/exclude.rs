@@ -1,5 +1,5 @@
 //! Exclusion: projects and folders that are never captured. A project
-//! matching a `[capture] exclude_projects` glob, or a working folder with a
+//! matching a `[capture] exclude_projects` glob (by its name or its root folder), or a working folder with a
 //! `.ragger-ignore` file in it or in a parent, is skipped silently.
 
 use std::path::{Path, PathBuf};

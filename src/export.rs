@@ -26,7 +26,7 @@ pub fn jsonl(store: &Store, f: &Filter, out: &mut dyn Write) -> Result<u64> {
         for (_, at, key, user, assistant, kind) in rows::turns(store, s.id, f.since)? {
             let mut line = TurnInput {
                 session: s.external.clone(),
-                project: s.project.clone(),
+                project: s.project_path.clone().or_else(|| s.project.clone()),
                 user,
                 assistant,
                 at: Some(time_ms(at)),
@@ -51,7 +51,7 @@ pub fn markdown(store: &Store, f: &Filter, with_turns: bool, out: &mut dyn Write
     let mut current: Option<Option<String>> = None;
     for s in rows::sessions(store, f)? {
         if current.as_ref() != Some(&s.project) {
-            let title = s.project.as_deref().unwrap_or("(no project)");
+            let title = s.project_label.as_deref().or(s.project.as_deref()).unwrap_or("(no project)");
             writeln!(out, "# Project: {title}\n")?;
             if let Some(p) = &s.project {
                 for (status, content, updated) in rows::project_summaries(store, p)? {

@@ -23,6 +23,7 @@ pub mod origin;
 pub mod paths;
 pub mod perms;
 pub mod pipeline;
+pub mod project;
 pub mod redact;
 pub mod retry;
 pub mod runs;

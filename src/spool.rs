@@ -32,7 +32,11 @@ pub enum Entry {
     /// A turn ready to store (through the door already).
     Turn {
         session: String,
+        /// The project's name, and its root folder when it came from one
+        /// (absent in entries spooled before roots were kept).
         project: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        root: Option<String>,
         user: String,
         assistant: String,
         at: i64,
@@ -54,7 +58,8 @@ impl Entry {
     pub fn turn(t: &Turn) -> Entry {
         Entry::Turn {
             session: t.session.clone(),
-            project: t.project.clone(),
+            project: t.project.as_ref().map(|p| p.name.clone()),
+            root: t.project.as_ref().and_then(|p| p.root.clone()),
             user: t.user.clone(),
             assistant: t.assistant.clone(),
             at: t.at,
@@ -178,7 +183,8 @@ fn drain_one(
     (&mut f).take(MAX_ENTRY_BYTES).read_to_end(&mut bytes)?;
     let entry: Entry = serde_json::from_slice(&bytes).context("not a spool entry")?;
     let stored = match entry {
-        Entry::Turn { session, project, user, assistant, at, id, redactions } => {
+        Entry::Turn { session, project, root, user, assistant, at, id, redactions } => {
+            let project = project.map(|name| crate::project::Spec { name, root });
             // Only hooks spool, and a hook's turn is a conversation turn.
             let t = Turn { session, project, user, assistant, at, id, redactions, kind: Default::default() };
             let tx = store.write()?;
@@ -198,7 +204,6 @@ fn drain_one(
                 max_field_bytes: config.capture.max_field_bytes,
                 tail,
                 fallback_session,
-                projects: config.import.projects.clone(),
                 door: crate::capture::Door::new(config)?,
                 last_message,
                 limits,

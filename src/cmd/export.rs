@@ -15,8 +15,9 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<Exit> {
         Some(s) => Some(parse_date(s).map_err(|e| fail(Exit::Usage, format!("--since: {e}")))?),
         None => None,
     };
-    let filter = Filter { session: args.session.clone(), project: args.project.clone(), since };
     let store = ctx.open_existing_store()?;
+    let project = ctx.project_opt(&store, args.project.as_deref())?;
+    let filter = Filter { session: args.session.clone(), project, since };
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(std::io::BufWriter::new(
             crate::paths::create_private_file(path).with_context(|| format!("creating {}", path.display()))?,

@@ -40,6 +40,7 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> Result<Exit> {
         }
     };
     let mut store = ctx.open_store()?;
+    let sel = Selector { project: ctx.project_opt(&store, sel.project.as_deref())?, ..sel };
     let doomed = select(&store, &sel)?;
     if args.dry_run {
         if ctx.json() {

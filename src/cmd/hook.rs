@@ -254,7 +254,6 @@ fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
                 max_field_bytes: ctx.config.capture.max_field_bytes,
                 tail,
                 fallback_session: hook.session_id,
-                projects: ctx.config.import.projects.clone(),
                 door,
                 last_message,
                 limits: Some(Limits { max_bytes: MAX_READ, max_turns: MAX_TURNS, deadline: started + READ_UNTIL }),
@@ -283,8 +282,7 @@ fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
             drain(ctx, &mut store, started);
         }
         "SessionStart" => {
-            let projects = &ctx.config.import.projects;
-            let Some(project) = hook.cwd.as_deref().and_then(|c| crate::import::project_for(c, projects)) else {
+            let Some(cwd) = hook.cwd.as_deref().map(str::trim).filter(|c| std::path::Path::new(c).is_absolute()) else {
                 return Ok(());
             };
             // No database yet: nothing to remember, and a session start
@@ -294,6 +292,13 @@ fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
             }
             // Busy: no memory this time rather than a waiting agent.
             let Some(store) = open_store(ctx)? else { return Ok(()) };
+            // The project of the folder's repository (a session started in a
+            // sub-folder gets its repository's memory); none stored: no memory.
+            let configured = &ctx.config.import.projects;
+            let Some(project) = crate::store::projects::of_folder(&store, std::path::Path::new(cwd), configured)?
+            else {
+                return Ok(());
+            };
             let block = crate::context::build(&store, &project, CONTEXT_TOKENS, None)?;
             if !block.is_empty() {
                 let out = serde_json::json!({
@@ -349,7 +354,8 @@ fn codex(ctx: &Ctx, payload: Option<&str>, started: Instant) -> Result<()> {
     let max = ctx.config.capture.max_field_bytes;
     let input = crate::capture::TurnInput {
         session,
-        project: n.cwd.as_deref().and_then(|c| crate::import::project_for(c, &ctx.config.import.projects)),
+        // The door finds the folder's project (repository root, configured name).
+        project: n.cwd.clone(),
         user: crate::import::fit(&user, max),
         assistant: crate::import::fit(n.last_assistant_message.as_deref().unwrap_or(""), max),
         at: None,

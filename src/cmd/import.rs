@@ -32,7 +32,6 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<Exit> {
         max_field_bytes: ctx.config.capture.max_field_bytes,
         tail: Tail::Store,
         fallback_session: None,
-        projects: ctx.config.import.projects.clone(),
         door: crate::capture::Door::new(&ctx.config)?,
         last_message: None,
         limits: None,

@@ -92,10 +92,16 @@ Times are RFC 3339 UTC (human output shows local time). summary is the latest se
 n numbers the turns within the session (as human output does); id is the row id that forget --turn and retry take.",
             ),
         ],
-        "ragger-projects" => &[(
-            "JSON (--json)",
-            "  [{\"project\":\"web\",\"sessions\":4,\"turns\":37,\"last\":\"2026-03-01T09:30:00Z\",\"summary\":\"...\",\"summary_status\":\"running\"}]",
-        )],
+        "ragger-projects" => &[
+            (
+                "PROJECTS",
+                "A project is the repository of the agent's working folder: the nearest folder at or above it that holds .git (a folder, or a file in worktrees and submodules), else the working folder; a sub-folder belongs to its repository. Its name is that folder's name; where two projects share a name, the list adds the parent folder (backend (clientA)), or shows the root. [import] projects in the config names folders instead; folders given one name are one project. --project and the MCP tools take the listed name (any case), a name only one project has, or a folder.",
+            ),
+            (
+                "JSON (--json)",
+                "  [{\"project\":\"web\",\"name\":\"web\",\"root\":\"/home/me/src/web\",\"sessions\":4,\"turns\":37,\"last\":\"2026-03-01T09:30:00Z\",\"summary\":\"...\",\"summary_status\":\"running\"}]",
+            ),
+        ],
         "ragger-failed" => &[(
             "JSON (--json)",
             "  [{\"kind\":\"l2\",\"id\":12,\"session\":\"s1\",\"project\":\"web\",\"at\":\"2026-03-01T09:00:00Z\",\"attempts\":3,\"reason\":\"...\"}]

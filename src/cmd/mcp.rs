@@ -34,7 +34,7 @@ pub struct SearchParams {
     #[serde(default, deserialize_with = "lenient::limit")]
     #[schemars(with = "u32", range(min = 1))]
     pub limit: Option<usize>,
-    /// Only this project.
+    /// Only this project: its name (as `list_projects` lists it) or its folder.
     #[serde(default)]
     #[schemars(with = "String")]
     pub project: Option<String>,
@@ -70,7 +70,8 @@ pub struct ShowParams {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct RecentParams {
-    /// Project name.
+    /// The project: its name (as `ragger projects` lists it) or its folder
+    /// (a sub-folder finds its repository's project).
     pub project: String,
     /// Number of segments (default 5).
     #[serde(default, deserialize_with = "lenient::limit")]
@@ -80,7 +81,8 @@ pub struct RecentParams {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ContextParams {
-    /// Project name.
+    /// The project: its name (as `ragger projects` lists it) or its folder
+    /// (a sub-folder finds its repository's project).
     pub project: String,
     /// Budget of the block in tokens (default 1500).
     #[serde(default, deserialize_with = "lenient::limit_tokens")]
@@ -97,7 +99,9 @@ pub struct ContextParams {
 pub struct RememberParams {
     /// What to keep, in words (a decision, a fact, a preference).
     pub text: String,
-    /// Its project (default: the project of the folder ragger mcp runs in).
+    /// Its project: a stored one's name (as `list_projects` lists it) or
+    /// folder (default: the project of the folder ragger mcp runs in, its
+    /// repository root).
     #[serde(default)]
     #[schemars(with = "String")]
     pub project: Option<String>,
@@ -136,8 +140,13 @@ pub struct ProjectsOutput {
 
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ProjectSummary {
-    /// Its name, as the tools' `project` takes it.
+    /// Its name, as the tools' `project` takes it: unambiguous among all
+    /// projects ("backend (clientA)" where two are called "backend").
     pub project: String,
+    /// Its folder name, or the configured or given name.
+    pub name: String,
+    /// Its repository root (absolute), when known.
+    pub root: Option<String>,
     pub sessions: i64,
     pub turns: i64,
     /// Time of its last turn, RFC 3339 UTC.
@@ -174,15 +183,18 @@ impl Server {
         Ok(store)
     }
 
-    /// A project as a tool argument names it; without one (`remember`),
-    /// the project of the folder the server runs in, as `context` finds it.
-    /// The one place a tool's project argument is read.
-    fn project(&self, given: Option<&str>) -> Option<String> {
-        if let Some(p) = given.map(str::trim).filter(|p| !p.is_empty()) {
-            return Some(p.to_string());
+    /// The key of the project a tool's `project` argument means: a name
+    /// (as `list_projects` lists it) or a folder, read as `--project` is
+    /// (`Ctx::project`), an unknown one the tool's error. Without one (or
+    /// an empty one), the stored project of the folder the server runs in
+    /// (`store::projects::of_folder`), if it has one. The one place a read
+    /// tool's project argument is read.
+    fn project(&self, store: &Store, given: Option<&str>) -> Result<Option<String>, String> {
+        if let Some(arg) = given.map(str::trim).filter(|p| !p.is_empty()) {
+            return self.ctx.project(store, arg).map(Some).map_err(err);
         }
-        let dir = std::env::current_dir().ok()?;
-        crate::import::project_for(&dir.to_string_lossy(), &self.ctx.config.import.projects)
+        let Ok(dir) = std::env::current_dir() else { return Ok(None) };
+        crate::store::projects::of_folder(store, &dir, &self.ctx.config.import.projects).map_err(err)
     }
 }
 
@@ -196,7 +208,11 @@ impl Server {
 by meaning and keywords. Returns hits with score, level, session, project, the time of the work (`at`) and text.")]
     fn search(&self, Parameters(p): Parameters<SearchParams>) -> Result<Json<SearchOutput>, String> {
         let store = self.store()?;
-        let project = p.project.as_deref().and_then(|p| self.project(Some(p)));
+        // Absent: every project; given (even empty), see `Server::project`.
+        let project = match p.project.as_deref() {
+            Some(given) => self.project(&store, Some(given))?,
+            None => None,
+        };
         let hits = super::search::find(
             &self.ctx,
             &store,
@@ -224,7 +240,7 @@ and `next_offset` where the next page starts.")]
     )]
     fn recent(&self, Parameters(p): Parameters<RecentParams>) -> Result<Json<RecentOutput>, String> {
         let store = self.store()?;
-        let project = self.project(Some(&p.project)).unwrap_or_default();
+        let project = self.project(&store, Some(&p.project))?.unwrap_or_default();
         let segments = crate::context::recent(&store, &project, p.limit.unwrap_or(5)).map_err(err)?;
         Ok(Json(RecentOutput { segments }))
     }
@@ -236,10 +252,11 @@ recent sessions and the earlier sessions on the same subjects (or matching `quer
     )]
     fn context(&self, Parameters(p): Parameters<ContextParams>) -> Result<CallToolResult, String> {
         let store = self.store()?;
-        let project = self.project(Some(&p.project)).unwrap_or_default();
+        let project = self.project(&store, Some(&p.project))?.unwrap_or_default();
         let block =
             crate::context::build(&store, &project, p.limit_tokens.unwrap_or(1500), p.query.as_deref()).map_err(err)?;
         let markdown = crate::context::markdown(&block);
+        let project = crate::store::projects::label(&store, &project).map_err(err)?;
         let out = ContextOutput { project, tokens: block.tokens, markdown };
         let value = serde_json::to_value(&out).map_err(|e| e.to_string())?;
         // The Markdown itself as the text: what an agent reads.
@@ -248,8 +265,8 @@ recent sessions and the earlier sessions on the same subjects (or matching `quer
         Ok(result)
     }
 
-    #[tool(description = "Every project in the memory: its name, sessions, turns and the time of its last turn, \
-most recent first.")]
+    #[tool(description = "Every project in the memory: the name the tools' `project` takes, its folder name and \
+repository root, sessions, turns and the time of its last turn, most recent first.")]
     fn list_projects(&self) -> Result<Json<ProjectsOutput>, String> {
         let store = self.store()?;
         let projects = crate::inspect::projects(&store)
@@ -257,6 +274,8 @@ most recent first.")]
             .into_iter()
             .map(|p| ProjectSummary {
                 project: p.project,
+                name: p.name,
+                root: p.root,
                 sessions: p.sessions,
                 turns: p.turns,
                 last: crate::store::fmt_time(p.last),
@@ -271,10 +290,28 @@ given; searched and summarised like the conversations. Secrets in it are redacte
     fn remember(&self, Parameters(p): Parameters<RememberParams>) -> Result<Json<RememberOutput>, String> {
         let ctx = &self.ctx;
         let now = crate::store::now_ms();
-        let input = crate::capture::note(&p.text, self.project(p.project.as_deref()), p.session.as_deref(), now);
-        let door = crate::capture::Door::new(&ctx.config).map_err(err)?;
+        let mut store = ctx.open_store().map_err(err)?;
         let cwd = std::env::current_dir().ok();
-        let turn = match door.admit(input, cwd.as_deref(), now).map_err(|why| format!("note refused: {why}"))? {
+        // A given project must be a stored one (a name or a folder, as the
+        // read tools take it); without one, the server's working folder,
+        // whose repository root the capture door finds (a repository with
+        // no memory yet gets its project so).
+        let given = match p.project.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            Some(arg) => {
+                let key = ctx.project(&store, arg).map_err(err)?;
+                Some(crate::store::projects::get(&store, &key).map_err(err)?.unwrap_or_else(|| {
+                    crate::store::projects::Project { name: key.clone(), label: key.clone(), root: None, key }
+                }))
+            }
+            None => None,
+        };
+        let value = match &given {
+            Some(g) => Some(g.key.clone()),
+            None => cwd.as_deref().map(crate::project::path_text),
+        };
+        let input = crate::capture::note(&p.text, value, p.session.as_deref(), now);
+        let door = crate::capture::Door::new(&ctx.config).map_err(err)?;
+        let mut turn = match door.admit(input, cwd.as_deref(), now).map_err(|why| format!("note refused: {why}"))? {
             crate::capture::Admitted::Turn(t) => t,
             crate::capture::Admitted::Excluded => {
                 return Err("note refused: its project is excluded from capture ([capture] exclude_projects \
@@ -282,10 +319,13 @@ or a .ragger-ignore file)"
                     .into())
             }
         };
-        let mut store = ctx.open_store().map_err(err)?;
+        if let Some(g) = given {
+            // The stored project itself, not what its key reads as a folder.
+            turn.project = Some(crate::project::Spec { name: g.name, root: g.root });
+        }
         let r = crate::store::turns::store_batch(&mut store, std::slice::from_ref(&turn)).map_err(err)?;
         // A session keeps its first project: say which one the note went to.
-        let project = r.moved.first().map(|(_, kept, _)| Some(kept.clone())).unwrap_or(turn.project);
+        let project = crate::store::projects::of_session(&store, &turn.session).map_err(err)?;
         Ok(Json(RememberOutput { session: turn.session, project, stored: r.stored > 0, redactions: turn.redactions }))
     }
 }

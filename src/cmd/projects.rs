@@ -20,9 +20,10 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         if i > 0 {
             writeln!(out)?;
         }
+        let root = p.root.as_deref().map(|r| format!("  {}", line(r))).unwrap_or_default();
         writeln!(
             out,
-            "{}  {} session(s), {} turn(s), last {}",
+            "{}{root}  {} session(s), {} turn(s), last {}",
             line(&p.project),
             p.sessions,
             p.turns,

@@ -29,8 +29,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Exit> {
         ),
         None => None,
     };
-    let filters = Filters { level: args.level, session: args.session.clone(), project: args.project.clone(), since };
+    let filters = Filters { level: args.level, session: args.session.clone(), project: None, since };
     let store = ctx.open_existing_store()?;
+    let filters = Filters { project: ctx.project_opt(&store, args.project.as_deref())?, ..filters };
     let mut weights = weights(ctx);
     if let Some(m) = args.min_score {
         weights.min_score = m;

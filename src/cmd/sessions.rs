@@ -20,7 +20,8 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> Result<Exit> {
         None => None,
     };
     let store = ctx.open_existing_store()?;
-    let filter = SessionFilter { project: args.project.as_deref(), open: args.open, since, limit: args.limit };
+    let project = ctx.project_opt(&store, args.project.as_deref())?;
+    let filter = SessionFilter { project: project.as_deref(), open: args.open, since, limit: args.limit };
     let rows = crate::inspect::sessions(&store, &filter)?;
     if ctx.json() {
         print_json(&rows)?;

@@ -52,8 +52,6 @@ pub struct Options {
     pub tail: Tail,
     /// Session id when the records carry none (the hook's, or the file name).
     pub fallback_session: Option<String>,
-    /// `[import] projects`.
-    pub projects: std::collections::BTreeMap<String, String>,
     /// Exclusion, redaction and validation: the same door as `capture`.
     pub door: Door,
     /// The agent's own copy of its last reply (Claude Code's Stop hook),
@@ -257,7 +255,8 @@ pub fn import_file(
             }
         }
         if let Some(cwd) = &d.cwd {
-            d.project = super::project_for(cwd, &opts.projects);
+            // The door finds the folder's project (repository root, configured name).
+            d.project = Some(cwd.clone());
         }
         let cwd = d.cwd.clone().map(std::path::PathBuf::from);
         match opts.door.admit_line(to_input(d, opts.max_field_bytes), cwd.as_deref(), now) {

@@ -275,26 +275,6 @@ pub fn fit(text: &str, max: usize) -> String {
     format!("{}{MARK}{}", &text[..head], &text[tail..])
 }
 
-/// The project for a working folder: the `[import] projects` entry for it or
-/// a folder above it (the deepest one), else the folder's last component.
-pub fn project_for(cwd: &str, projects: &BTreeMap<String, String>) -> Option<String> {
-    let cwd = cwd.trim_end_matches('/');
-    projects
-        .iter()
-        .map(|(dir, name)| (dir.trim_end_matches('/'), name))
-        .filter(|(dir, _)| cwd == *dir || cwd.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/')))
-        .max_by_key(|(dir, _)| dir.len())
-        .map(|(_, name)| name.clone())
-        .or_else(|| project_of(cwd))
-}
-
-/// The project name for a working directory: its last component.
-pub fn project_of(cwd: &str) -> Option<String> {
-    let trimmed = cwd.trim_end_matches(['/', '\\']);
-    let name = trimmed.rsplit(['/', '\\']).next().unwrap_or("");
-    (!name.is_empty()).then(|| name.to_string())
-}
-
 /// ragger's own format: each line is one turn, as `capture --stdin` reads.
 #[derive(Default)]
 struct JsonlParser {
@@ -354,25 +334,6 @@ mod tests {
         assert_eq!(fit("short", 200), "short");
         let multi = "é".repeat(300);
         assert!(fit(&multi, 101).len() <= 101);
-    }
-
-    #[test]
-    fn project_is_the_last_folder_of_cwd() {
-        assert_eq!(project_of("/home/me/src/ragger").as_deref(), Some("ragger"));
-        assert_eq!(project_of("/home/me/src/ragger/").as_deref(), Some("ragger"));
-        assert_eq!(project_of("C:\\work\\app").as_deref(), Some("app"));
-        assert_eq!(project_of("/"), None);
-    }
-
-    #[test]
-    fn configured_folders_name_their_projects() {
-        let map: BTreeMap<String, String> =
-            [("/src/shop/".to_string(), "shop".to_string()), ("/src/shop/admin".to_string(), "admin".to_string())]
-                .into();
-        assert_eq!(project_for("/src/shop", &map).as_deref(), Some("shop"));
-        assert_eq!(project_for("/src/shop/web/ui", &map).as_deref(), Some("shop"));
-        assert_eq!(project_for("/src/shop/admin/x", &map).as_deref(), Some("admin"));
-        assert_eq!(project_for("/src/shopping", &map).as_deref(), Some("shopping"));
     }
 
     #[test]

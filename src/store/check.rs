@@ -117,6 +117,15 @@ const CHECKS: &[(&str, &str)] = &[
          WHERE level = 4 AND status = 'running' GROUP BY project HAVING count(*) > 1",
     ),
     (
+        "project not in the projects table",
+        "SELECT 'project ' || project FROM (SELECT project FROM sessions UNION SELECT project FROM summaries)
+         WHERE project IS NOT NULL AND project NOT IN (SELECT key FROM projects)",
+    ),
+    (
+        "two projects with one label",
+        "SELECT 'label ' || label || ': ' || count(*) FROM projects GROUP BY label HAVING count(*) > 1",
+    ),
+    (
         "closed session with a running summary",
         "SELECT 'session ' || s.external_id FROM sessions s JOIN summaries m ON m.session_id = s.id
          WHERE s.closed_at IS NOT NULL AND m.level = 3 AND m.status = 'running'",
@@ -186,7 +195,8 @@ mod tests {
         store
             .conn
             .execute_batch(
-                "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at, next_fold_seq)
+                "INSERT INTO projects (key, name, label, created_at) VALUES ('p', 'p', 'p', 0), ('q', 'q', 'q', 0);
+                 INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at, next_fold_seq)
                  VALUES (1, 'a', 'p', 0, 0, 0, 2), (2, 'b', 'p', 0, 0, 0, 2);
                  INSERT INTO summaries (id, level, session_id, project, status, content, tokens, first_turn_id,
                         last_turn_id, first_seq, last_seq, model, prompt_version, created_at, updated_at, l4_state)
@@ -236,6 +246,16 @@ mod tests {
     fn l3_rows_folded_into_the_project_summary_out_of_id_order_are_no_violation() {
         let store = two_overlapping_sessions();
         assert_eq!(check(&store).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn a_project_key_with_no_projects_row_or_a_label_twice_is_a_violation() {
+        let store = two_overlapping_sessions();
+        store.conn.execute_batch("UPDATE sessions SET project = 'r' WHERE id = 2").unwrap();
+        store.conn.execute_batch("UPDATE projects SET label = 'p' WHERE key = 'q'").unwrap();
+        let found: Vec<(&str, String)> = check(&store).unwrap().into_iter().map(|v| (v.check, v.detail)).collect();
+        assert!(found.contains(&("project not in the projects table", "project r".into())), "{found:?}");
+        assert!(found.contains(&("two projects with one label", "label p: 2".into())), "{found:?}");
     }
 
     #[test]

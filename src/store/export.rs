@@ -13,12 +13,20 @@ pub struct Session {
     pub project: Option<String>,
     pub first_at: i64,
     pub last_at: i64,
+    /// The project's root folder, else its key: what `capture --stdin`
+    /// reads back as the same project.
+    pub project_path: Option<String>,
+    /// The project's name as listings show it.
+    pub project_label: Option<String>,
 }
 
 /// The sessions the filter names, by project, then first turn.
 pub fn sessions(store: &Store, f: &Filter) -> Result<Vec<Session>> {
     let mut stmt = store.conn.prepare(
-        "SELECT id, external_id, project, first_at, last_at FROM sessions
+        "SELECT id, external_id, project, first_at, last_at,
+                (SELECT coalesce(p.root, p.key) FROM projects p WHERE p.key = project),
+                (SELECT p.label FROM projects p WHERE p.key = project)
+         FROM sessions
          WHERE (?1 IS NULL OR external_id = ?1) AND (?2 IS NULL OR project = ?2)
            AND (?3 IS NULL OR last_at >= ?3)
          ORDER BY project IS NULL, project, first_at, id",
@@ -31,6 +39,8 @@ pub fn sessions(store: &Store, f: &Filter) -> Result<Vec<Session>> {
                 project: r.get(2)?,
                 first_at: r.get(3)?,
                 last_at: r.get(4)?,
+                project_path: r.get(5)?,
+                project_label: r.get(6)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;

@@ -180,6 +180,9 @@ pub fn forget(store: &mut Store, ids: &[i64]) -> Result<Report> {
          DROP TABLE forget_turns; DROP TABLE forget_l3; DROP TABLE forget_l4;
          DROP TABLE forget_from; DROP TABLE forget_sessions;",
     )?;
+    // A project none of whose memory is left goes too: its folder and name
+    // are a trace of what was forgotten.
+    super::projects::drop_unused(&tx)?;
     tx.commit().map_err(classify).with_context(|| format!("database {}", path.display()))?;
     scrub(store).with_context(|| format!("scrubbing database {}", path.display()))?;
     Ok(report)

@@ -16,7 +16,7 @@ pub fn read_only(store: &Store) -> Result<()> {
 
 pub fn sessions(store: &Store, f: &SessionFilter<'_>) -> Result<Vec<SessionRow>> {
     let mut stmt = store.conn.prepare(
-        "SELECT s.external_id, s.project,
+        "SELECT s.external_id, coalesce((SELECT p.label FROM projects p WHERE p.key = s.project), s.project),
                 (SELECT count(*) FROM turns t WHERE t.session_id = s.id),
                 s.first_at, s.last_at, s.closed_at IS NULL,
                 EXISTS (SELECT 1 FROM summaries m WHERE m.session_id = s.id AND m.level = 3 AND m.status = 'running'),
@@ -50,12 +50,14 @@ pub fn sessions(store: &Store, f: &SessionFilter<'_>) -> Result<Vec<SessionRow>>
 
 pub fn projects(store: &Store) -> Result<Vec<ProjectRow>> {
     let mut stmt = store.conn.prepare(
-        "SELECT s.project, count(*), sum((SELECT count(*) FROM turns t WHERE t.session_id = s.id)), max(s.last_at),
+        "SELECT coalesce(p.label, s.project), count(*), sum((SELECT count(*) FROM turns t WHERE t.session_id = s.id)),
+                max(s.last_at),
                 (SELECT m.content FROM summaries m WHERE m.level = 4 AND m.project = s.project
                   ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1),
                 (SELECT m.status FROM summaries m WHERE m.level = 4 AND m.project = s.project
-                  ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1)
-         FROM sessions s WHERE s.project IS NOT NULL
+                  ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1),
+                coalesce(p.name, s.project), p.root
+         FROM sessions s LEFT JOIN projects p ON p.key = s.project WHERE s.project IS NOT NULL
          GROUP BY s.project ORDER BY max(s.last_at) DESC, s.project",
     )?;
     let rows = stmt
@@ -67,6 +69,8 @@ pub fn projects(store: &Store) -> Result<Vec<ProjectRow>> {
                 last: r.get(3)?,
                 summary: r.get(4)?,
                 summary_status: r.get(5)?,
+                name: r.get(6)?,
+                root: r.get(7)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -76,7 +80,10 @@ pub fn projects(store: &Store) -> Result<Vec<ProjectRow>> {
 pub fn show(store: &Store, external_id: &str) -> Result<Option<SessionView>> {
     let Some((sid, project, open)) = store
         .conn
-        .query_row("SELECT id, project, closed_at IS NULL FROM sessions WHERE external_id = ?1", [external_id], |r| {
+        .query_row(
+            "SELECT id, coalesce((SELECT p.label FROM projects p WHERE p.key = project), project), closed_at IS NULL FROM sessions WHERE external_id = ?1",
+            [external_id],
+            |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, bool>(2)?))
         })
         .optional()?
@@ -154,7 +161,11 @@ pub fn name_of(store: &Store, of: NameOf) -> Option<String> {
             ("SELECT s.external_id FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1", id)
         }
         NameOf::Session(id) => ("SELECT external_id FROM sessions WHERE id = ?1", id),
-        NameOf::SummaryProject(id) => ("SELECT project FROM summaries WHERE id = ?1", id),
+        NameOf::SummaryProject(id) => (
+            "SELECT coalesce((SELECT p.label FROM projects p WHERE p.key = m.project), m.project)
+             FROM summaries m WHERE m.id = ?1",
+            id,
+        ),
     };
     store.conn.query_row(sql, [id], |r| r.get::<_, Option<String>>(0)).optional().ok().flatten().flatten()
 }
@@ -202,7 +213,14 @@ pub struct SessionFilter<'a> {
 /// One project for `ragger projects`.
 #[derive(Debug, Serialize)]
 pub struct ProjectRow {
+    /// The name shown and accepted by `--project`: the project's name,
+    /// with its parent folder (or its root) where another project has the
+    /// same name.
     pub project: String,
+    /// Its name: the root's folder name, or the configured or given name.
+    pub name: String,
+    /// Its repository root (absolute), when known.
+    pub root: Option<String>,
     pub sessions: i64,
     pub turns: i64,
     /// Last turn time, RFC 3339 UTC in JSON.

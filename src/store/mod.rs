@@ -11,6 +11,7 @@ pub mod forgotten;
 pub mod imports;
 pub mod inspect;
 pub mod privacy;
+pub mod projects;
 pub mod queue;
 pub mod retry;
 pub mod runs;

@@ -10,10 +10,10 @@ use serde::Serialize;
 /// Failed turn summaries and project folds, oldest first.
 pub fn failed(store: &Store) -> Result<Vec<FailedItem>> {
     let mut stmt = store.conn.prepare(
-        "SELECT 'l2', t.id, s.external_id, s.project, t.at, t.attempts, t.last_error
+        "SELECT 'l2', t.id, s.external_id, coalesce((SELECT p.label FROM projects p WHERE p.key = s.project), s.project), t.at, t.attempts, t.last_error
            FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.l2_state = 'failed'
          UNION ALL
-         SELECT 'l4', m.id, s.external_id, m.project, m.updated_at, m.attempts, m.last_error
+         SELECT 'l4', m.id, s.external_id, coalesce((SELECT p.label FROM projects p WHERE p.key = m.project), m.project), m.updated_at, m.attempts, m.last_error
            FROM summaries m LEFT JOIN sessions s ON s.id = m.session_id WHERE m.l4_state = 'failed'
          ORDER BY 5, 2",
     )?;

@@ -316,6 +316,32 @@ CREATE TABLE IF NOT EXISTS forgotten_keys (
     r#"
 ALTER TABLE turns ADD COLUMN kind TEXT NOT NULL DEFAULT 'turn' CHECK (kind IN ('turn', 'note'));
 "#,
+    // 9: project identity. A project is its repository root (the folder
+    // holding `.git`, else the working folder), a name from `[import]
+    // projects`, or a bare name (`capture --project NAME`, and every project
+    // stored before this migration, whose root is unknown until a turn with
+    // a working folder arrives). `sessions.project` and `summaries.project`
+    // keep holding a text key, now the `key` of this table: the root path
+    // for a project found by its folder, the name otherwise (so rows stored
+    // before keep working). `label` is the name shown and accepted by
+    // `--project`, unambiguous among all projects ("backend (clientA)"),
+    // kept by `store::projects` whenever a project is added or renamed.
+    r#"
+CREATE TABLE projects (
+    key        TEXT PRIMARY KEY,            -- what sessions.project and summaries.project hold
+    name       TEXT NOT NULL,               -- the root's folder name, or the configured / given name
+    root       TEXT UNIQUE,                 -- absolute path of the repository root; NULL: not known yet
+    label      TEXT NOT NULL,               -- name, or name (parent folder), or the root: unique
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX projects_name ON projects(name);
+INSERT INTO projects (key, name, root, label, created_at)
+    SELECT project, project, NULL, project, min(created_at) FROM sessions
+    WHERE project IS NOT NULL GROUP BY project;
+INSERT INTO projects (key, name, root, label, created_at)
+    SELECT project, project, NULL, project, min(created_at) FROM summaries
+    WHERE project IS NOT NULL AND project NOT IN (SELECT key FROM projects) GROUP BY project;
+"#,
 ];
 
 #[cfg(test)]
@@ -365,5 +391,37 @@ mod tests {
         for t in ["turns_fts", "l2_fts", "summaries_fts"] {
             c.execute(&format!("INSERT INTO {t}({t}) VALUES ('integrity-check')"), []).unwrap();
         }
+    }
+
+    /// Migration 9 gives every project a stored row keyed by its old name
+    /// (an L4 whose sessions are gone too), root unknown, label the name.
+    #[test]
+    fn the_projects_migration_keeps_every_old_project_by_its_name() {
+        let c = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..8] {
+            c.execute_batch(sql).unwrap();
+        }
+        c.execute_batch(
+            "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at)
+                 VALUES (1, 's1', 'shop', 5, 5, 5), (2, 's2', 'shop', 3, 3, 3), (3, 's3', NULL, 1, 1, 1);
+             INSERT INTO summaries (id, level, project, status, content, tokens, model, prompt_version, created_at, updated_at)
+                 VALUES (1, 4, 'gone', 'complete', 'x', 1, 'm', 1, 2, 2), (2, 4, 'shop', 'running', 'y', 1, 'm', 1, 2, 2);",
+        )
+        .unwrap();
+        c.execute_batch(MIGRATIONS[8]).unwrap();
+        let rows: Vec<(String, String, Option<String>, String, i64)> = c
+            .prepare("SELECT key, name, root, label, created_at FROM projects ORDER BY key")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            [
+                ("gone".into(), "gone".into(), None, "gone".into(), 2),
+                ("shop".into(), "shop".into(), None, "shop".into(), 3)
+            ]
+        );
     }
 }

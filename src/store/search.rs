@@ -228,7 +228,7 @@ pub fn found(store: &Store, kind: Kind, id: i64) -> Result<Option<Found>> {
     let hit = match kind {
         Kind::L2 => conn
             .prepare_cached(
-                "SELECT t.id, t.l2, t.at, s.external_id, s.project
+                "SELECT t.id, t.l2, t.at, s.external_id, coalesce((SELECT p.label FROM projects p WHERE p.key = s.project), s.project)
                  FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1 AND t.l2 IS NOT NULL",
             )?
             .query_row([id], |r| {
@@ -247,7 +247,7 @@ pub fn found(store: &Store, kind: Kind, id: i64) -> Result<Option<Found>> {
             .optional()?,
         Kind::Turn => conn
             .prepare_cached(
-                "SELECT t.id, t.user_text, t.assistant_text, t.at, s.external_id, s.project
+                "SELECT t.id, t.user_text, t.assistant_text, t.at, s.external_id, coalesce((SELECT p.label FROM projects p WHERE p.key = s.project), s.project)
                  FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1",
             )?
             .query_row([id], |r| {
@@ -266,7 +266,7 @@ pub fn found(store: &Store, kind: Kind, id: i64) -> Result<Option<Found>> {
             .optional()?,
         Kind::Summary => conn
             .prepare_cached(&format!(
-                "SELECT m.id, m.level, m.content, {}, s.external_id, coalesce(m.project, s.project),
+                "SELECT m.id, m.level, m.content, {}, s.external_id, coalesce((SELECT p.label FROM projects p WHERE p.key = coalesce(m.project, s.project)), coalesce(m.project, s.project)),
                         CASE m.level WHEN 3 THEN m.first_turn_id ELSE m.first_l3_id END,
                         CASE m.level WHEN 3 THEN m.last_turn_id ELSE m.last_l3_id END, m.key_terms
                  FROM summaries m LEFT JOIN sessions s ON s.id = m.session_id WHERE m.id = ?1",

@@ -94,7 +94,7 @@ pub fn unfolded_sessions(store: &Store, sid: Option<i64>) -> Result<Vec<Unfolded
 /// Complete L3s waiting for their project fold: (summary id, project).
 pub fn pending_l4(store: &Store, sid: Option<i64>) -> Result<Vec<(i64, String)>> {
     let mut stmt = store.conn.prepare(&format!(
-        "SELECT id, project FROM summaries WHERE {PENDING_L4} AND (?1 IS NULL OR session_id = ?1) ORDER BY id"
+        "SELECT id, coalesce((SELECT p.label FROM projects p WHERE p.key = project), project) FROM summaries WHERE {PENDING_L4} AND (?1 IS NULL OR session_id = ?1) ORDER BY id"
     ))?;
     let rows = stmt.query_map(params![sid], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)

@@ -11,7 +11,9 @@ use super::{classify, estimate_tokens, now_ms, Store};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
     pub session: String,
-    pub project: Option<String>,
+    /// The project it names (a folder's or a name); the store finds or
+    /// adds it (`store::projects::ensure`).
+    pub project: Option<crate::project::Spec>,
     pub user: String,
     pub assistant: String,
     pub at: i64,
@@ -58,8 +60,15 @@ pub fn store_batch(store: &mut Store, batch: &[Turn]) -> Result<Stored> {
     let path = store.path.clone();
     let tx = store.write().with_context(|| format!("database {}", path.display()))?;
     for t in batch {
+        // A name several projects have: capture refuses it rather than
+        // guess (a hook's turns name their folder, never only a name).
+        if let Some(spec) = t.project.as_ref().filter(|p| p.root.is_none()) {
+            if let super::projects::Found::Ambiguous(all) = super::projects::find(&tx, spec).map_err(classify)? {
+                return Err(crate::exit::fail(crate::exit::Exit::Usage, super::projects::ambiguous(&spec.name, &all)));
+            }
+        }
         if let Some(kept) = other_project(&tx, t).map_err(classify)? {
-            let asked = t.project.clone().unwrap_or_default();
+            let asked = t.project.as_ref().map(|p| p.shown().to_string()).unwrap_or_default();
             if !out.moved.iter().any(|(s, _, a)| s == &t.session && a == &asked) {
                 out.moved.push((t.session.clone(), kept, asked));
             }
@@ -76,15 +85,21 @@ pub fn store_batch(store: &mut Store, batch: &[Turn]) -> Result<Stored> {
     Ok(out)
 }
 
-/// The project a stored session already belongs to, when `t` names
-/// another one: a session keeps its first project (capture warns).
+/// The project a stored session already belongs to (its label), when `t`
+/// names another one: a session keeps its first project (capture warns).
 pub fn other_project(tx: &Transaction<'_>, t: &Turn) -> rusqlite::Result<Option<String>> {
-    let Some(wanted) = t.project.as_deref() else { return Ok(None) };
+    let Some(wanted) = t.project.as_ref() else { return Ok(None) };
     let have: Option<Option<String>> = tx
         .prepare_cached("SELECT project FROM sessions WHERE external_id = ?1")?
         .query_row([&t.session], |r| r.get(0))
         .optional()?;
-    Ok(have.flatten().filter(|p| p != wanted))
+    let Some(kept) = have.flatten() else { return Ok(None) };
+    if super::projects::find(tx, wanted)? == super::projects::Found::Key(kept.clone()) {
+        return Ok(None);
+    }
+    let label =
+        tx.prepare_cached("SELECT label FROM projects WHERE key = ?1")?.query_row([&kept], |r| r.get(0)).optional()?;
+    Ok(Some(label.unwrap_or(kept)))
 }
 
 /// Insert one turn inside the caller's transaction. Returns true when
@@ -139,18 +154,24 @@ pub fn store_turn(tx: &Transaction<'_>, t: &Turn, same: SameKey) -> rusqlite::Re
         }
     }
     let now = now_ms();
-    let existing: Option<i64> = tx
-        .prepare_cached("SELECT id FROM sessions WHERE external_id = ?1")?
-        .query_row([&t.session], |r| r.get(0))
+    let existing: Option<(i64, bool)> = tx
+        .prepare_cached("SELECT id, project IS NOT NULL FROM sessions WHERE external_id = ?1")?
+        .query_row([&t.session], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
+    // A session keeps its first project: only a session without one yet
+    // finds (or adds) the project its turn names.
+    let project = match (&t.project, existing) {
+        (Some(spec), None | Some((_, false))) => Some(super::projects::ensure(tx, spec)?),
+        _ => None,
+    };
     let session_id = match existing {
-        Some(id) => id,
+        Some((id, _)) => id,
         None => tx
             .prepare_cached(
                 "INSERT INTO sessions (external_id, project, first_at, last_at, created_at)
                  VALUES (?1, ?2, ?3, ?3, ?4) RETURNING id",
             )?
-            .query_row(params![t.session, t.project, t.at, now], |r| r.get(0))?,
+            .query_row(params![t.session, project, t.at, now], |r| r.get(0))?,
     };
     let tokens = estimate_tokens(&t.user) + estimate_tokens(&t.assistant);
     let inserted = tx
@@ -185,7 +206,7 @@ pub fn store_turn(tx: &Transaction<'_>, t: &Turn, same: SameKey) -> rusqlite::Re
                 redactions = redactions + ?5
          WHERE id = ?1",
     )?
-    .execute(params![session_id, t.at, t.project, tokens, t.redactions])?;
+    .execute(params![session_id, t.at, project, tokens, t.redactions])?;
     Ok(Outcome::Stored)
 }
 

@@ -361,8 +361,10 @@ fn captured_by_hook_summarized_then_given_back_at_session_start() {
     let out: Value = r.json();
     assert_eq!(out["hookSpecificOutput"]["hookEventName"], "SessionStart");
     assert_eq!(out["hookSpecificOutput"]["additionalContext"].as_str().unwrap(), md);
-    // Another project has no memory: no output at all.
-    assert_eq!(env.run(&["context", "--project", "elsewhere"]).ok().stdout, "");
+    // A project with no memory is named in a one-line error (exit 2), not
+    // an empty block that looks like "nothing to remember".
+    let r = env.run(&["context", "--project", "elsewhere"]).code(2);
+    assert!(r.stdout.is_empty() && r.stderr.contains("unknown project \"elsewhere\""), "{}", r.stderr);
 }
 
 #[test]

@@ -26,6 +26,7 @@ mod mcp;
 mod packaging;
 mod pipeline;
 mod privacy;
+mod projects;
 mod redaction_corpus;
 mod search;
 mod segment;

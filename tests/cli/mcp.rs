@@ -15,7 +15,15 @@ struct Client {
 
 impl Client {
     fn start(env: &Env) -> Client {
+        Client::start_in(env, None)
+    }
+
+    /// `ragger mcp` running in `dir` (default: the test's own folder).
+    fn start_in(env: &Env, dir: Option<&std::path::Path>) -> Client {
         let mut c = env.command(&["mcp"]);
+        if let Some(d) = dir {
+            c.current_dir(d);
+        }
         c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
         let mut child = c.spawn().expect("spawn ragger mcp");
         let stdin = child.stdin.take().unwrap();
@@ -105,7 +113,10 @@ fn mcp_does_not_write_the_database() {
     );
     c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let r = c.call(2, "tools/call", json!({"name": "recent", "arguments": {"project": "none"}}));
-    assert_eq!(r["result"]["content"][0]["text"], r#"{"segments":[]}"#, "{r}");
+    assert_eq!(r["result"]["isError"], json!(true), "an unknown project is the tool's error: {r}");
+    // A folder no project has: an error too, and the lookup writes nothing.
+    let r = c.call(3, "tools/call", json!({"name": "context", "arguments": {"project": "/nowhere/x"}}));
+    assert_eq!(r["result"]["isError"], json!(true), "{r}");
     drop(c.stdin);
     c.child.wait().unwrap();
     assert_eq!((std::fs::read(env.db()).unwrap(), std::fs::read(&wal).unwrap_or_default()), before);
@@ -215,7 +226,11 @@ fn mcp_answers_bad_lines_with_parse_errors_and_runs_same_id_requests_in_turn() {
 impl Client {
     /// A started client past the handshake.
     fn ready(env: &Env) -> Client {
-        let mut c = Client::start(env);
+        Client::ready_in(env, None)
+    }
+
+    fn ready_in(env: &Env, dir: Option<&std::path::Path>) -> Client {
+        let mut c = Client::start_in(env, dir);
         c.call(
             0,
             "initialize",
@@ -453,6 +468,8 @@ fn mcp_list_projects_names_each_project_with_its_counts_and_last_activity() {
     let projects = s["projects"].as_array().unwrap();
     let names: Vec<&str> = projects.iter().map(|p| p["project"].as_str().unwrap()).collect();
     assert_eq!(names, ["shop", "blog"], "most recent first: {s}");
+    // Projects captured by name: their name, no root known.
+    assert_eq!((projects[0]["name"].as_str(), projects[0]["root"].as_str()), (Some("shop"), None), "{s}");
     assert_eq!((projects[0]["sessions"].as_i64(), projects[0]["turns"].as_i64()), (Some(1), Some(2)), "{s}");
     assert_eq!(projects[1]["last"], "2026-03-01T10:00:00Z", "{s}");
     // The same as `ragger projects` lists.
@@ -465,7 +482,12 @@ fn mcp_remember_stores_a_redacted_note_that_search_finds_and_a_pass_summarises()
     let server = FakeServer::fixed("The user noted that deploys go out on Tuesdays.");
     let env = Env::new().with_server(&server);
     let key = "sk-proj-ABCDEF1234567890abcdef1234567890";
+    env.capture("s0", "Which CI do we use?", "GitHub Actions.", &["--project", "shop"]).ok();
     let mut c = Client::ready(&env);
+    // A project must be a stored one: a name no project has is the tool's error.
+    let r = c.tool(9, "remember", json!({"text": "Deploys go out on Tuesdays.", "project": "shopp"}));
+    assert_eq!(r["result"]["isError"], json!(true), "{r}");
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("unknown project \"shopp\""), "{r}");
     let s = c.structured(
         1,
         "remember",
@@ -498,4 +520,28 @@ fn mcp_remember_stores_a_redacted_note_that_search_finds_and_a_pass_summarises()
     // And exported as a note.
     let export = env.run(&["export", "--format", "jsonl", "--session", &session]).ok().stdout;
     assert!(export.contains(r#""kind":"note""#), "{export}");
+}
+
+#[test]
+fn mcp_remember_without_a_project_keeps_the_note_in_the_repository_of_its_folder() {
+    let env = Env::new();
+    let root = env.path("work/webshop");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    // A repository with no memory yet: the note starts its project.
+    let mut c = Client::ready_in(&env, Some(&root.join("src")));
+    let s = c.structured(1, "remember", json!({"text": "The shop's prices include VAT."}));
+    assert_eq!((s["stored"].as_bool(), s["project"].as_str()), (Some(true), Some("webshop")), "{s}");
+    let p = c.structured(2, "list_projects", json!({}));
+    let root_text = root.to_str().unwrap();
+    assert_eq!(
+        (p["projects"][0]["name"].as_str(), p["projects"][0]["root"].as_str()),
+        (Some("webshop"), Some(root_text)),
+        "{p}"
+    );
+    // Its folder names it to the read tools, as its name does.
+    let r = c.structured(3, "recent", json!({"project": root.join("src").to_str().unwrap()}));
+    assert!(r["segments"].is_array(), "{r}");
+    let hits = c.structured(4, "search", json!({"query": "prices VAT", "project": "webshop"}));
+    assert!(!hits["hits"].as_array().unwrap().is_empty(), "{hits}");
 }

@@ -52,6 +52,12 @@ pub(crate) fn seeded(env: &Env) {
     ];
     for (i, (name, project, at, l2s, l3)) in sessions.iter().enumerate() {
         let sid = i as i64 + 1;
+        // A project known by name, as capture --project NAME stores it.
+        db.execute(
+            "INSERT OR IGNORE INTO projects (key, name, label, created_at) VALUES (?1, ?1, ?1, ?2)",
+            rusqlite::params![project, at],
+        )
+        .unwrap();
         db.execute(
             "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
             rusqlite::params![sid, name, project, at],
@@ -345,7 +351,8 @@ fn summarised_late(env: &Env) -> (i64, i64) {
     let last = march + 2 * 3600 * 1000;
     env.sql()
         .execute_batch(&format!(
-            "INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (1, 'garden', 'home', {march}, {last}, {now});
+            "INSERT INTO projects (key, name, root, label, created_at) VALUES ('home', 'home', NULL, 'home', {march});
+             INSERT INTO sessions (id, external_id, project, first_at, last_at, created_at) VALUES (1, 'garden', 'home', {march}, {last}, {now});
              INSERT INTO turns (id, session_id, at, captured_at, user_text, assistant_text, tokens)
                VALUES (10, 1, {march}, {now}, 'When do I plant tomato seedlings?', 'After the last frost.', 1),
                       (11, 1, {last}, {now}, 'And the lettuce?', 'Sow it in rows in early spring.', 1);
