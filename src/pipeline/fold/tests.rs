@@ -433,7 +433,7 @@ fn a_pass_whose_folds_are_all_short_does_not_load_the_model() {
 // --- segment digests (the default L3) ----------------------------------------------------
 
 fn digest_opts() -> PassOptions {
-    PassOptions::new("me".into(), Summaries::default())
+    PassOptions::new("me".into(), Summaries { l3_digest: true, ..Summaries::default() })
 }
 
 /// A note's clauses as a digest writes them.
