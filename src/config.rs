@@ -217,7 +217,7 @@ impl Default for Summaries {
             max_tokens: 500,
             short_fold_words: 0,
             restrict_vocabulary: true,
-            l3_digest: false,
+            l3_digest: true,
             segmenter: Segmenter::Auto,
             segment_floor: 2.8,
             segment_strong: 4.0,

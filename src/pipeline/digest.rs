@@ -241,6 +241,39 @@ pub fn clauses(note: &str) -> Vec<String> {
         .collect()
 }
 
+/// Clauses as a digest writes them: a reporting frame said before ("The
+/// user asked", "The assistant explained") is left out the next times
+/// with the "that"/"to"/"about" after it, so that a digest of many notes
+/// does not repeat its frame over and over (a loop, by the rule every
+/// stored text is held to). Only words are left out; none is added.
+pub fn without_repeated_frames(clauses: &[&str]) -> Vec<String> {
+    let mut frames: Vec<String> = Vec::new();
+    clauses
+        .iter()
+        .map(|c| {
+            let ws: Vec<&str> = c.split_whitespace().collect();
+            let frame = ws.iter().take(3).map(|w| w.to_lowercase()).collect::<Vec<_>>().join(" ");
+            let is_frame = ws.len() > 5
+                && ws[0].eq_ignore_ascii_case("the")
+                && frame.split(' ').nth(1).is_some_and(|w| ["user", "assistant"].contains(&w));
+            if !is_frame {
+                return c.to_string();
+            }
+            if !frames.contains(&frame) {
+                frames.push(frame);
+                return c.to_string();
+            }
+            let mut rest = &ws[3..];
+            if rest.len() > 2 && ["that", "to", "about", "for"].contains(&rest[0].to_lowercase().as_str()) {
+                rest = &rest[1..];
+            }
+            let text = rest.join(" ");
+            let mut ch = text.chars();
+            ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
 /// Which of a segment's notes (its turns' L2s, in turn order) a digest of
 /// `budget` words keeps, in turn order: a greedy budgeted coverage of
 /// what the notes say. A note's gain is the weight of the content words
@@ -355,6 +388,29 @@ mod tests {
             vec!["The user asked how to verify backups.", "The assistant suggested restic check weekly."]
         );
         assert_eq!(clauses("Set EMAIL_PORT = 587; done"), vec!["Set EMAIL_PORT = 587; done."]);
+    }
+
+    #[test]
+    fn a_repeated_reporting_frame_is_said_once() {
+        let out = without_repeated_frames(&[
+            "The user asked how to back up /srv nightly.",
+            "The assistant suggested restic with --password-file.",
+            "The user asked how to verify the backups.",
+            "The user asked about pruning old snapshots weekly.",
+            "The assistant suggested restic check weekly.",
+            "Bake at 250 C.",
+        ]);
+        assert_eq!(
+            out,
+            [
+                "The user asked how to back up /srv nightly.",
+                "The assistant suggested restic with --password-file.",
+                "How to verify the backups.",
+                "Pruning old snapshots weekly.",
+                "Restic check weekly.",
+                "Bake at 250 C.",
+            ]
+        );
     }
 
     #[test]

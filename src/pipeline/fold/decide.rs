@@ -51,7 +51,9 @@ impl FoldInput<'_> {
             Scope::Session => {
                 let from = if self.sources.is_empty() { self.items } else { self.sources };
                 let new: usize = from.iter().map(|t| digest::word_count(t)).sum();
-                let covered: usize = self.earlier.iter().map(|n| digest::word_count(&n.turn)).sum();
+                // A new segment's budget is its own turns', not the one it ends.
+                let earlier = if self.start.is_some() { &[][..] } else { self.earlier };
+                let covered: usize = earlier.iter().map(|n| digest::word_count(&n.turn)).sum();
                 digest::l3_budget(covered + new)
             }
             Scope::Project => digest::L4_MAX_WORDS,
@@ -304,7 +306,8 @@ fn digest_segment(
     if kept.is_empty() && !texts.is_empty() {
         kept.push(0);
     }
-    let body = digest::fit_sentences(&kept.iter().map(|&k| texts[k].to_string()).collect::<Vec<_>>(), room);
+    let kept_texts: Vec<&str> = kept.iter().map(|&k| texts[k]).collect();
+    let body = digest::fit_sentences(&digest::without_repeated_frames(&kept_texts), room);
     let (content, written) = match topic {
         Some((topic, model_id)) => {
             let all_model = kept.iter().all(|&k| notes[units[k].1].2);

@@ -438,7 +438,8 @@ fn digest_opts() -> PassOptions {
 
 /// A note's clauses as a digest writes them.
 fn said(notes: &[&str]) -> String {
-    notes.iter().flat_map(|n| digest::clauses(n)).collect::<Vec<_>>().join(" ")
+    let clauses: Vec<String> = notes.iter().flat_map(|n| digest::clauses(n)).collect();
+    digest::without_repeated_frames(&clauses.iter().map(String::as_str).collect::<Vec<_>>()).join(" ")
 }
 
 fn note(l2: &str, turn: &str, by_model: bool) -> Note {

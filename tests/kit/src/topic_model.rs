@@ -39,7 +39,10 @@ pub fn reply_text(r: &Recorded) -> String {
             have.first().map(String::as_str).unwrap_or("none")
         );
     }
-    // A fresh summary of several items.
-    let t = topics(&prompt);
+    // A fresh summary of several items, each topic named once (a digest
+    // names its topic in its title and again in its notes).
+    let mut t = topics(&prompt);
+    let mut seen = std::collections::HashSet::new();
+    t.retain(|x| seen.insert(x.clone()));
     format!("Summary of [topic:{}].", t.join("] and [topic:"))
 }
