@@ -51,12 +51,22 @@ pub fn is_glue(w: &str) -> bool {
     GLUE.contains(&w)
 }
 
+/// Glue words that say no: a reply may use them only about sources that
+/// negate too. SmolLM2-135M turned half of the demo's bread answers around
+/// with them ("… explained that it is not because of too-weak starter"),
+/// which the grounding check then refused; left out of the vocabulary, such
+/// a reply cannot be written.
+const NEGATING_GLUE: &[&str] = &["not", "no"];
+
 /// The words a reply about `sources` may be written with: every word the
-/// sources use, as written, and the glue.
+/// sources use, as written, and the glue (its negations only when the
+/// sources negate).
 pub fn vocabulary(sources: &[&str]) -> Vocabulary {
+    let negate = sources.iter().any(|s| crate::pipeline::grounding::negates(words(s).iter()));
+    let glue = GLUE.iter().copied().filter(|w| negate || !NEGATING_GLUE.contains(w));
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for w in sources.iter().flat_map(|s| written_words(s)).chain(GLUE.iter().copied()) {
+    for w in sources.iter().flat_map(|s| written_words(s)).chain(glue) {
         if seen.insert(w) {
             out.push(w.to_string());
         }
@@ -478,5 +488,16 @@ mod tests {
         }
         assert_eq!(w.iter().filter(|x| *x == "restic").count(), 1);
         assert!(!w.iter().any(|x| x == "Kubernetes"));
+    }
+
+    #[test]
+    fn a_reply_may_negate_only_sources_that_negate() {
+        let says_no = |sources: &[&str]| {
+            let v = vocabulary(sources);
+            ["not", "no"].map(|n| v.words().iter().any(|w| w == n))
+        };
+        assert_eq!(says_no(&["Feed the starter until it doubles."]), [false, false]);
+        assert_eq!(says_no(&["Don't feed the starter yet."]), [true, true]);
+        assert_eq!(says_no(&["There is no need to encrypt."]), [true, true]);
     }
 }

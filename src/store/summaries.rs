@@ -97,6 +97,20 @@ pub fn covered_notes(store: &Store, id: i64) -> Result<Vec<Note>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The segments (completed L3s) a project summary covers, oldest first,
+/// as a project digest reads them again: each L3's text stands in both
+/// `l2` and `turn`.
+pub fn covered_segments(store: &Store, id: i64) -> Result<Vec<Note>> {
+    let mut stmt = store
+        .conn
+        .prepare_cached("SELECT content, origin = 'model' FROM summaries WHERE level = 3 AND l4_id = ?1 ORDER BY id")?;
+    let rows = stmt.query_map([id], |r| {
+        let content: String = r.get(0)?;
+        Ok(Note { turn: content.clone(), l2: content, by_model: r.get(1)? })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The id and version of the running summary, read inside the commit's
 /// transaction (the compare half of the compare-and-set).
 pub(super) fn running_version(conn: &Connection, key: &FoldKey) -> rusqlite::Result<Option<(i64, i64)>> {
@@ -125,6 +139,8 @@ pub struct L4Item {
     pub model: String,
     pub attempts: i64,
     pub key_terms: String,
+    /// Whether the model's decoding wrote it.
+    pub by_model: bool,
 }
 
 /// The completed L3s waiting for their project's L4 fold and free to
@@ -142,7 +158,7 @@ pub fn next_l4_items(
     budget: usize,
 ) -> Result<Vec<L4Item>> {
     let mut stmt = store.conn.prepare_cached(&format!(
-        "SELECT id, project, content, model, attempts, key_terms FROM summaries
+        "SELECT id, project, content, model, attempts, key_terms, origin = 'model' FROM summaries
          WHERE {PENDING_L4} AND (:session IS NULL OR session_id = :session) AND {FREE}
            AND (:project IS NULL OR project = :project)
          ORDER BY id LIMIT :want"
@@ -155,6 +171,7 @@ pub fn next_l4_items(
             model: r.get(3)?,
             attempts: r.get(4)?,
             key_terms: r.get(5)?,
+            by_model: r.get(6)?,
         })
     };
     let want = max.max(1) as i64 + skip.len() as i64;

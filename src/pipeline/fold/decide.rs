@@ -107,12 +107,7 @@ pub fn decide(
         origin: "extractive",
     };
     if let Some(content) = short_fold(opts, input) {
-        let written = extractive();
-        return Ok(match (input.start, input.run) {
-            (Some((reason, score)), _) => Decision::Start { content, written, reason, score },
-            (None, None) => Decision::Start { content, written, reason: StartReason::First, score: None },
-            (None, Some(_)) => Decision::Update { content, written },
-        });
+        return Ok(decided(input, content, extractive()));
     }
     // Filler adds nothing to a running summary: it stays as it was written.
     if let (None, Some(run)) = (input.start, input.run) {
@@ -127,6 +122,9 @@ pub fn decide(
     }
     if input.scope == Scope::Session && s.l3_digest && !opts.segment.model_votes {
         return digest_segment(model, opts, input);
+    }
+    if input.scope == Scope::Project && s.l3_digest {
+        return digest_project(model, opts, input);
     }
     let items = input.useful_items();
     let budget = input.budget();
@@ -300,7 +298,7 @@ fn digest_segment(
     let turns: Vec<&str> = notes.iter().map(|n| n.1).collect();
     let note_texts: Vec<&str> = notes.iter().map(|n| n.0).collect();
     let budget = input.budget();
-    let topic = topic_line(model, opts, &note_texts, &turns)?;
+    let topic = topic_line(model, opts, Scope::Session, &note_texts, &turns)?;
     let room = budget.saturating_sub(topic.as_ref().map_or(0, |(t, _)| digest::word_count(t)));
     let mut kept = digest::select_notes(&texts, room);
     if kept.is_empty() && !texts.is_empty() {
@@ -308,26 +306,91 @@ fn digest_segment(
     }
     let kept_texts: Vec<&str> = kept.iter().map(|&k| texts[k]).collect();
     let body = digest::fit_sentences(&digest::without_repeated_frames(&kept_texts), room);
-    let (content, written) = match topic {
+    let all_model = kept.iter().all(|&k| notes[units[k].1].2);
+    let (content, written) = digest_written(topic, body, all_model, notes.len() == 1, input.copy_model);
+    Ok(decided(input, content, written))
+}
+
+/// A project digest (L4): a topic line the model writes over the
+/// project's segments, then the segments' own summaries, newest first,
+/// each held to half of the words still left (at least 25) and chosen
+/// again from every segment the project covers at each fold: what is
+/// current comes first and the whole stays within
+/// [`digest::L4_MAX_WORDS`] however long the history, rewritten, never
+/// appended to. The row is the model's when the topic line and every
+/// segment text it keeps came out of the model's decoding.
+fn digest_project(
+    model: Option<&dyn MemoryModel>,
+    opts: &PassOptions,
+    input: &FoldInput<'_>,
+) -> Result<Decision, ModelError> {
+    let earlier = if input.start.is_some() { &[][..] } else { input.earlier };
+    let mut segments: Vec<(&str, bool)> = earlier.iter().map(|n| (n.l2.trim(), n.by_model)).collect();
+    for (i, item) in input.items.iter().enumerate() {
+        segments.push((item.trim(), input.by_model.get(i).copied().unwrap_or(false)));
+    }
+    segments.retain(|s| !s.0.is_empty());
+    segments.reverse();
+    let texts: Vec<&str> = segments.iter().map(|s| s.0).collect();
+    // The topic is asked of the newest segments' openings (their own
+    // topic lines, for digests), as much as the prompt holds.
+    let openings: Vec<String> = texts.iter().take(12).map(|t| digest::clip_words(t, 24)).collect();
+    let openings: Vec<&str> = openings.iter().map(String::as_str).collect();
+    let topic = topic_line(model, opts, Scope::Project, &openings, &texts)?;
+    let mut room = input.budget().saturating_sub(topic.as_ref().map_or(0, |(t, _)| digest::word_count(t)));
+    let mut parts: Vec<String> = Vec::new();
+    let mut all_model = true;
+    for (text, by_model) in &segments {
+        if room < 8 {
+            break;
+        }
+        let share = (room / 2).max(25).min(room);
+        let sentences: Vec<String> = crate::pipeline::tidy::sentences(text).iter().map(|s| as_sentence(s)).collect();
+        let refs: Vec<&str> = sentences.iter().map(String::as_str).collect();
+        let mut kept = digest::select_notes(&refs, share);
+        if kept.is_empty() {
+            kept.push(0);
+        }
+        let part = digest::fit_sentences(&kept.iter().map(|&k| sentences[k].clone()).collect::<Vec<_>>(), share);
+        room = room.saturating_sub(digest::word_count(&part));
+        all_model &= *by_model;
+        parts.push(part);
+    }
+    let (content, written) = digest_written(topic, parts.join(" "), all_model, segments.len() == 1, input.copy_model);
+    Ok(decided(input, content, written))
+}
+
+/// A digest's text and who wrote it: the model's when it wrote the topic
+/// line and every kept part; without a topic line the parts stand alone,
+/// extractive, or a copy of a single source.
+fn digest_written(
+    topic: Option<(String, String)>,
+    body: String,
+    all_model: bool,
+    single: bool,
+    copy_model: &str,
+) -> (String, Written) {
+    match topic {
         Some((topic, model_id)) => {
-            let all_model = kept.iter().all(|&k| notes[units[k].1].2);
             let origin = if all_model { "model" } else { "extractive" };
             (format!("{topic}: {body}"), Written { model: model_id, prompt_version: prompts::TOPIC_VERSION, origin })
         }
         None => {
-            let (prompt_version, origin) = if notes.len() == 1 {
-                (prompts::COPY_VERSION, "copy")
-            } else {
-                (prompts::EXTRACTIVE_VERSION, "extractive")
-            };
-            (body, Written { model: input.copy_model.to_string(), prompt_version, origin })
+            let (prompt_version, origin) =
+                if single { (prompts::COPY_VERSION, "copy") } else { (prompts::EXTRACTIVE_VERSION, "extractive") };
+            (body, Written { model: copy_model.to_string(), prompt_version, origin })
         }
-    };
-    Ok(match (input.start, input.run) {
+    }
+}
+
+/// What a fold decided with its content: a new summary when the items
+/// start one, else the running one updated.
+fn decided(input: &FoldInput<'_>, content: String, written: Written) -> Decision {
+    match (input.start, input.run) {
         (Some((reason, score)), _) => Decision::Start { content, written, reason, score },
         (None, None) => Decision::Start { content, written, reason: StartReason::First, score: None },
         (None, Some(_)) => Decision::Update { content, written },
-    })
+    }
 }
 
 /// A note as a sentence of the digest: ending with its stop.
@@ -348,13 +411,17 @@ fn as_sentence(note: &str) -> String {
 fn topic_line(
     model: Option<&dyn MemoryModel>,
     opts: &PassOptions,
+    scope: Scope,
     notes: &[&str],
     turns: &[&str],
 ) -> Result<Option<(String, String)>, ModelError> {
     let Some(model) = model else { return Ok(None) };
     let s = &opts.summaries;
-    let asking = &opts.payoffs.l3;
-    if notes.is_empty() || !asking.ask_first("L3 topic", opts.verbose) {
+    let (asking, what) = match scope {
+        Scope::Session => (&opts.payoffs.l3, "L3 topic"),
+        Scope::Project => (&opts.payoffs.l4, "L4 topic"),
+    };
+    if notes.is_empty() || !asking.ask_first(what, opts.verbose) {
         return Ok(None);
     }
     let grounds: Vec<&str> = notes.iter().chain(turns).copied().collect();
@@ -365,7 +432,7 @@ fn topic_line(
     let mut why = String::new();
     for (n, temperature) in [s.temperature, (s.temperature + 0.5).min(1.5)].into_iter().enumerate() {
         let retry = n > 0;
-        if retry && !asking.ask_again("L3 topic", opts.verbose) {
+        if retry && !asking.ask_again(what, opts.verbose) {
             break;
         }
         let req = Request {

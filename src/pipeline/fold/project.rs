@@ -32,6 +32,11 @@ pub fn l4_step(
     }
     let key = FoldKey::Project(first.project.clone());
     let run = summaries::running(store, &key)?;
+    // A project digest is chosen again from every segment it covers.
+    let earlier = match &run {
+        Some(r) if opts.summaries.l3_digest => summaries::covered_segments(store, r.id)?,
+        _ => Vec::new(),
+    };
     let fold = Fold {
         key,
         copy_model: first.model.clone(),
@@ -39,10 +44,10 @@ pub fn l4_step(
         start: policy::forced_start(opts, run.as_ref(), false),
         run,
         terms: NewTerms::Given(items.iter().map(|i| i.key_terms.clone()).collect()),
+        by_model: items.iter().map(|i| i.by_model).collect(),
         items: items.into_iter().map(|i| i.content).collect(),
         ids,
-        by_model: Vec::new(),
-        earlier: Vec::new(),
+        earlier,
     };
     fold_claimed(store, slot, opts, vec![fold], skip, report)
 }

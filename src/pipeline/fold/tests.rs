@@ -561,3 +561,89 @@ fn a_one_turn_segment_without_a_topic_line_is_a_copy_and_a_new_segment_leaves_th
         other => panic!("{other:?}"),
     }
 }
+
+// --- project digests (the default L4) ----------------------------------------------------
+
+const L3_BACKUPS: &str = "Nightly restic backups of /srv: The user asked to back up /srv nightly. \
+Restic to /mnt/usb at 02:00 with --password-file.";
+const L3_BREAD: &str = "Baking a first sourdough loaf: Start around 70% hydration. \
+Bake in a preheated Dutch oven at 250 C for 20 minutes.";
+
+fn segment_l3(n: usize) -> String {
+    format!(
+        "Upgrading host{n} to release {n}.4: The user asked how to move host{n} to release {n}.4. \
+         Run apt full-upgrade on host{n} after a snapshot named pre-{n}. The reboot of host{n} took {n} minutes."
+    )
+}
+
+#[test]
+fn a_project_digest_is_the_models_topic_line_then_its_segments_newest_first() {
+    let m = Scripted::new(&[Ok("Homelab backups and sourdough bread")]);
+    let r = run(10);
+    let earlier = [note(L3_BACKUPS, L3_BACKUPS, true)];
+    let mut i = input(Some(&r), &[L3_BREAD], 0);
+    i.scope = Scope::Project;
+    i.by_model = &[true];
+    i.earlier = &earlier;
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Update { content, written } => {
+            assert!(
+                content.starts_with("Homelab backups and sourdough bread: Baking a first sourdough loaf"),
+                "{content}"
+            );
+            let (bread, backups) = (content.find("250 C").unwrap(), content.find("--password-file").unwrap());
+            assert!(bread < backups, "the newest segment comes first: {content}");
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::TOPIC_VERSION));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 1);
+    assert!(m.last_prompt().contains("Nightly restic backups of /srv"), "the topic is asked over every segment");
+}
+
+#[test]
+fn a_project_digest_stays_within_its_cap_however_long_the_history_and_keeps_the_newest_whole() {
+    let m = Scripted::new(&[Ok("Upgrading the hosts")]);
+    let segments: Vec<String> = (1..=60).map(segment_l3).collect();
+    let earlier: Vec<Note> = segments[..59].iter().map(|s| note(s, s, true)).collect();
+    let r = run(10);
+    let items = [segments[59].as_str()];
+    let mut i = input(Some(&r), &items, 0);
+    i.scope = Scope::Project;
+    i.by_model = &[false];
+    i.earlier = &earlier;
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Update { content, written } => {
+            let n = digest::word_count(&content);
+            assert!(n <= digest::L4_MAX_WORDS, "{n} words: {content}");
+            assert!(n >= digest::L4_MAX_WORDS * 3 / 4, "the cap is used, {n} words: {content}");
+            assert!(content.contains("pre-60") && content.contains("60 minutes"), "the newest kept whole: {content}");
+            assert!(content.contains("host59"), "older segments follow: {content}");
+            assert!(!content.contains("host1 "), "the oldest give way: {content}");
+            assert_eq!(written.origin, "extractive", "a segment the model did not write is not the model's");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_project_digest_without_a_model_is_extractive_and_a_single_segment_a_copy() {
+    let mut i = input(None, &[L3_BACKUPS, L3_BREAD], 0);
+    i.scope = Scope::Project;
+    i.by_model = &[true, true];
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert!(content.starts_with("Baking a first sourdough loaf"), "{content}");
+            assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut i = input(None, &[L3_BACKUPS], 0);
+    i.scope = Scope::Project;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert_eq!((content.as_str(), written.origin), (L3_BACKUPS, "copy"))
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -132,7 +132,7 @@ const JUDGEMENTS: &[&str] = &[
     "inadvisable", "unwise", "problematic",
 ];
 
-fn negates<'a>(mut words: impl Iterator<Item = &'a String>) -> bool {
+pub(crate) fn negates<'a>(mut words: impl Iterator<Item = &'a String>) -> bool {
     words.any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") || w.ends_with("n\u{2019}t"))
 }
 
