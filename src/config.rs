@@ -300,7 +300,7 @@ impl Default for Search {
 
 /// Between on-topic (0.35 and up) and off-topic (0.27 at most) best
 /// scores measured on the demo session and the search fixture with the
-/// real embedder: see README, "Search scores".
+/// real embedder: see docs/reference.md, "Search scores".
 pub const DEFAULT_MIN_SCORE: f64 = 0.3;
 
 /// Where a config layer came from, for `ragger config path`.
