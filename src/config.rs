@@ -178,7 +178,7 @@ pub struct Summaries {
     /// Which signals split a session into topic segments.
     pub segmenter: Segmenter,
     /// The topic signal a gap must reach to start a new segment (higher:
-    /// fewer segments); it must also reach the session's own mean signal
+    /// fewer segments); it must also reach 0.7 of the strongest signal
     /// around the gap.
     #[serde(serialize_with = "as_typed")]
     pub segment_floor: f32,
@@ -278,7 +278,8 @@ impl Default for Privacy {
 #[serde(default, deny_unknown_fields)]
 pub struct Import {
     /// Project names for working folders: a folder and everything under it
-    /// gets the name; other folders are named by their last component.
+    /// gets the name (folders given one name are one project); other
+    /// folders belong to their repository root.
     pub projects: std::collections::BTreeMap<String, String>,
 }
 
@@ -300,7 +301,7 @@ impl Default for Search {
 
 /// Between on-topic (0.35 and up) and off-topic (0.27 at most) best
 /// scores measured on the demo session and the search fixture with the
-/// real embedder: see README, "Search scores".
+/// real embedder: see docs/reference.md, "Search scores".
 pub const DEFAULT_MIN_SCORE: f64 = 0.3;
 
 /// Where a config layer came from, for `ragger config path`.

@@ -1,4 +1,4 @@
-//! Exit codes (documented in `--help` and README) and the error that
+//! Exit codes (documented in `--help`, README and docs/reference.md) and the error that
 //! carries one. Any other error exits 1.
 
 use std::fmt;

@@ -806,6 +806,17 @@ fs=$(df -T "$w" | awk 'NR == 2 {print $2}')
   echo "load average when it started, and CPU time (user + system, from hyperfine or"
   echo "\`/usr/bin/time\`) is given beside the wall time where a goal depends on it."
   echo
+  # The hand-kept summary of every kind's newest figure (BENCHMARKS.md,
+  # "Current figures") is carried over as it is: copy this run's figures
+  # into it by hand.
+  if [[ -f $out ]] && grep -q '^## Current figures' "$out"; then
+    awk '/^## Current figures/ { keep = 1; print; next } /^## / { keep = 0 } keep' "$out"
+  fi
+  echo "## History: the figure table of scripts/bench/run.sh"
+  echo
+  echo "The table this script writes from the sections it measures. Newer figures of the same kinds"
+  echo "may be in \"Current figures\" above."
+  echo
   echo "Machine: $(nproc) cores ($cpu), $mem memory, Linux $(uname -r), work folder on $fs;"
   echo "$(sqlite3 --version | cut -d' ' -f1-2 | sed 's/^/sqlite3 /'), $(hyperfine --version); report written $(date -u +%Y-%m-%dT%H:%MZ)."
   echo

@@ -95,3 +95,37 @@ fn help_lists_the_exit_codes() {
         assert!(r.stdout.contains(code), "--help lacks exit code {code}");
     }
 }
+
+/// The config keys a row of docs/configuration.md's key table names: its
+/// first cell is "`[section] key`", possibly with more "`key`"s of that
+/// section after it ("`[memory_model] timeout_seconds`, `retries`").
+fn documented_keys(page: &str) -> std::collections::BTreeSet<(String, String)> {
+    let mut keys = std::collections::BTreeSet::new();
+    for line in page.lines() {
+        let Some(cell) = line.strip_prefix("| `[").and_then(|l| l.split(" | ").next()) else { continue };
+        let Some((section, rest)) = cell.split_once("] ") else { continue };
+        for name in rest.split(',').map(|k| k.trim().trim_matches('`')) {
+            keys.insert((section.to_string(), name.to_string()));
+        }
+    }
+    keys
+}
+
+#[test]
+fn every_config_key_has_a_row_in_the_configuration_page() {
+    let page = crate::support::fixtures::read("docs/configuration.md");
+    let documented = documented_keys(&page);
+    let j = Env::new().run(&["config", "show", "--json"]).ok().json();
+    let mut known = std::collections::BTreeSet::new();
+    for (section, keys) in j.as_object().expect("config show --json is an object of sections") {
+        for key in keys.as_object().unwrap_or_else(|| panic!("[{section}] is a table")).keys() {
+            known.insert((section.clone(), key.clone()));
+        }
+    }
+    assert!(known.len() > 40, "config show --json lists every key, unset ones too: {known:?}");
+    let missing: Vec<_> = known.difference(&documented).collect();
+    assert!(missing.is_empty(), "keys without a row in docs/configuration.md: {missing:?}");
+    // A row for a key ragger does not know would document nothing.
+    let unknown: Vec<_> = documented.difference(&known).collect();
+    assert!(unknown.is_empty(), "rows in docs/configuration.md for keys ragger does not know: {unknown:?}");
+}

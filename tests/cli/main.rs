@@ -10,6 +10,7 @@ mod agents;
 mod capture;
 mod config;
 mod dbfaults;
+mod docs;
 mod embedder;
 mod faults;
 mod generated;

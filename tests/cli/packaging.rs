@@ -66,11 +66,11 @@ fn the_cron_field_check_rejects_bad_fields() {
 #[test]
 fn docs_and_the_cron_test_use_the_crontab_line_as_shipped() {
     let job = cron_jobs(&read("packaging/cron/ragger.crontab"))[0].split_whitespace().collect::<Vec<_>>().join(" ");
-    for doc in ["packaging/README-cron.md", "README.md"] {
-        let Ok(text) = std::fs::read_to_string(root().join(doc)) else { continue };
-        if !text.contains("crontab") {
-            continue; // no cron section (yet)
-        }
+    // Each page with a cron section: the packaging note, the README's set-up
+    // and the reference's "Cron and systemd".
+    for doc in ["packaging/README-cron.md", "README.md", "docs/reference.md"] {
+        let text = read(doc);
+        assert!(text.contains("crontab"), "{doc} has no cron section");
         let normalized: Vec<String> =
             text.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
         assert!(normalized.iter().any(|l| l.contains(&job)), "{doc} shows the crontab line {job:?}");
@@ -228,6 +228,9 @@ fn cargo_deb_assets_exist_and_go_where_debian_looks_for_them() {
     }
     // The fetch script ships where `ragger doctor`'s hint (paths::fetch_command) looks for it.
     assert_eq!(dest_of("scripts/fetch-models.sh"), Some("usr/share/ragger/"));
+    // README links docs/*.md relatively, so the pages sit beside it.
+    assert_eq!(dest_of("README.md"), Some("usr/share/doc/ragger/"));
+    assert_eq!(dest_of("docs/*.md"), Some("usr/share/doc/ragger/docs/"));
     // Everything under packaging/ ships (only docs for the README stay behind).
     for dir in ["packaging/cron", "packaging/systemd"] {
         for e in std::fs::read_dir(root().join(dir)).unwrap() {

@@ -39,7 +39,7 @@
 //! (backfill, a backlog, threshold mode); a decision once taken is never
 //! revisited. The defaults were chosen by leave-one-dataset-out validation
 //! over task dialogue, chit-chat, joined conversations, LoCoMo sessions and
-//! coding-agent sessions (`scripts/bench/segmentation_lodo.py`, README "Topic
+//! coding-agent sessions (`scripts/bench/segmentation_lodo.py`, docs/memory.md "Topic
 //! segments").
 
 use std::collections::HashSet;
