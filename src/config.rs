@@ -172,8 +172,9 @@ pub struct Summaries {
     pub restrict_vocabulary: bool,
     /// A segment's summary (L3) is a digest: a topic line the model writes
     /// over the turns' notes (their L2s), then the notes that say the most
-    /// within the segment's word budget, chosen again as it grows. False:
-    /// the model rewrites the summary in its own prose at each fold.
+    /// within the segment's word budget, chosen again as it grows; a
+    /// project's summary (L4) likewise, from its segments, newest first.
+    /// False: the model rewrites both in its own prose at each fold.
     pub l3_digest: bool,
     /// Which signals split a session into topic segments.
     pub segmenter: Segmenter,

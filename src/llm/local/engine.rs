@@ -11,10 +11,10 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
-use llama_cpp_2::token::logit_bias::LlamaLogitBias;
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::ChatTemplateError;
 
+use super::words::{Sampling, Words};
 use super::{
     backend, batches, check_gguf_file, find_stop, reusable, Engine, LocalOptions, Watch, BATCH, MAX_PARALLEL,
     REPEAT_PENALTY,
@@ -143,29 +143,27 @@ impl Engine {
         Ok((tokens, context))
     }
 
-    /// The sampler of one reply.
-    pub(super) fn sampler(&self, req: &Request, seed: u32) -> LlamaSampler {
+    /// The sampler of one reply: with a vocabulary, its words are held to
+    /// it ([`Words`]).
+    pub(super) fn sampler(&self, req: &Request, seed: u32) -> Sampling {
         // Small models loop ("The user asked X. The user asked X. ..."); a
         // mild penalty on the last 64 tokens breaks the loop without
         // bending normal text. Still deterministic at temperature 0.
         let penalties = LlamaSampler::penalties(self.model.n_vocab(), 64, REPEAT_PENALTY, 0.0, 0.0);
-        let mut chain = Vec::new();
-        if let Some(words) = &req.vocabulary {
-            chain.push(LlamaSampler::logit_bias(self.model.n_vocab(), &self.vocabulary_bias(words.words())));
-        }
-        chain.push(penalties);
+        let mut chain = vec![penalties];
         if req.temperature <= 0.0 {
             chain.push(LlamaSampler::greedy());
         } else {
             chain.extend([LlamaSampler::temp(req.temperature), LlamaSampler::dist(seed)]);
         }
-        LlamaSampler::chain_simple(chain)
+        let words = req.vocabulary.as_ref().map(|v| Words::new(v.words(), self.vocabulary_pieces(v.words())));
+        Sampling::new(LlamaSampler::chain_simple(chain), words)
     }
 
-    /// Biases that leave the model only the tokens that spell `words` (as
-    /// written, capitalised, after a space or not), the punctuation
-    /// between words, and the end of the reply.
-    fn vocabulary_bias(&self, words: &[String]) -> Vec<LlamaLogitBias> {
+    /// The tokens that spell `words` (as written, capitalised, after a
+    /// space or not) and the punctuation between words, with their text,
+    /// by token id; every other token but the end of the reply is barred.
+    fn vocabulary_pieces(&self, words: &[String]) -> Vec<Option<Box<str>>> {
         let vocab = self.model.vocab();
         let mut allowed = std::collections::HashSet::new();
         let mut add = |text: &str| allowed.extend(vocab.tokenize(text.as_bytes(), false, false));
@@ -179,11 +177,13 @@ impl Engine {
         for mark in VOCABULARY_MARKS {
             add(mark);
         }
-        (0..self.model.n_vocab())
-            .map(LlamaToken)
-            .filter(|t| !allowed.contains(t) && !vocab.is_eog(*t))
-            .map(|t| LlamaLogitBias::new(t, f32::NEG_INFINITY))
-            .collect()
+        let mut pieces = vec![None; self.model.n_vocab().max(0) as usize];
+        for t in allowed {
+            if let Some(slot) = pieces.get_mut(t.0 as usize) {
+                *slot = Some(String::from_utf8_lossy(&vocab.token_to_piece(t, false, None)).into());
+            }
+        }
+        pieces
     }
 
     pub(super) fn run(&mut self, req: &Request, seed: u32) -> Result<Reply, ModelError> {
@@ -243,14 +243,16 @@ impl Engine {
         let mut pos = n_prompt;
         let mut watch = Watch::new(self.opens_reasoning);
         while generated < max_tokens {
-            let token = sampler.sample(&self.ctx, logits_at);
+            let token = sampler.sample(&self.ctx, logits_at, |t| vocab.is_eog(t));
             if vocab.is_eog(token) {
                 break;
             }
             generated += 1;
             // Special tokens are rendered so that leaked template tokens
             // reach the reply cleaner rather than vanish mid-text.
-            text.extend_from_slice(&vocab.token_to_piece(token, true, None));
+            let piece = vocab.token_to_piece(token, true, None);
+            sampler.wrote(&String::from_utf8_lossy(&piece));
+            text.extend_from_slice(&piece);
             if let Some(at) = find_stop(&text, &req.stop).or_else(|| watch.settled(req, &text)) {
                 text.truncate(at);
                 break;

@@ -39,6 +39,7 @@ use llama_cpp_2::token::LlamaToken;
 
 mod engine;
 mod parallel;
+mod words;
 
 use super::{MemoryModel, ModelError, Reply, Request};
 use parallel::{Multi, Prefix};

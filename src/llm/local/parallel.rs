@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
+use super::words::Sampling;
 use llama_cpp_2::llama_batch::LlamaBatch;
-use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use super::{batches, find_stop, reusable, Engine, Job, Watch, BATCH};
@@ -43,7 +43,7 @@ pub(super) struct Seq {
     cells: usize,
     /// Prompt tokens evaluated for this call.
     evaluated: usize,
-    sampler: LlamaSampler,
+    sampler: Sampling,
     text: Vec<u8>,
     watch: Watch,
     generated: usize,
@@ -315,14 +315,16 @@ impl<'e> Multi<'e> {
         if max_tokens == 0 {
             return true;
         }
-        let token = seq.sampler.sample(&self.engine.ctx, at);
         let vocab = self.engine.model.vocab();
+        let token = seq.sampler.sample(&self.engine.ctx, at, |t| vocab.is_eog(t));
         if vocab.is_eog(token) {
             return true;
         }
         seq.generated += 1;
         // As in `Engine::evaluate`: special tokens rendered for the cleaner.
-        seq.text.extend_from_slice(&vocab.token_to_piece(token, true, None));
+        let piece = vocab.token_to_piece(token, true, None);
+        seq.sampler.wrote(&String::from_utf8_lossy(&piece));
+        seq.text.extend_from_slice(&piece);
         if let Some(at) = find_stop(&seq.text, &seq.job.req.stop).or_else(|| seq.watch.settled(&seq.job.req, &seq.text))
         {
             seq.text.truncate(at);

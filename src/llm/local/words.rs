@@ -1,0 +1,160 @@
+//! Decoding held to whole words of a vocabulary. A logit bias can only
+//! allow the tokens that spell the allowed words; their pieces still
+//! combine into words no source has ("forget-replone", "by.doughs", "300"
+//! out of "3" and "00"), which the grounding check then refused. Here each
+//! step also checks the word being written: a token may only continue a
+//! prefix of an allowed word, or end one, so every word of the reply is a
+//! word of its sources or the glue, by construction.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+
+/// What a reply held to a vocabulary may write: the allowed tokens (by
+/// id, with their text) and the words they must spell.
+pub(super) struct Words {
+    /// The text of every allowed token, by token id; None: never allowed.
+    pieces: Vec<Option<Box<str>>>,
+    /// Allowed words, lower-case, as `crate::text::written_words` cuts them.
+    words: HashSet<String>,
+    /// Every prefix of an allowed word, lower-case.
+    prefixes: HashSet<String>,
+}
+
+/// A character kept at the ends of a written word (as
+/// `crate::text::written_words` keeps it): a path, a flag, a share.
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '/' | '~' | '-' | '_' | '$' | '%')
+}
+
+impl Words {
+    pub(super) fn new(words: &[String], pieces: Vec<Option<Box<str>>>) -> Self {
+        let words: HashSet<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let mut prefixes = HashSet::new();
+        for w in &words {
+            for (i, _) in w.char_indices().skip(1) {
+                prefixes.insert(w[..i].to_string());
+            }
+            prefixes.insert(w.clone());
+        }
+        Words { pieces, words, prefixes }
+    }
+
+    /// Whether a word written whole may stand: a punctuation mark, an
+    /// allowed word, or one with "'s".
+    fn whole(&self, chunk: &str) -> bool {
+        // A word left hanging on a hyphen ("forget- all") is no word.
+        let core = chunk.trim_matches(|c: char| !word_char(c)).to_lowercase();
+        core.is_empty()
+            || self.words.contains(&core)
+            || core.strip_suffix("'s").is_some_and(|base| self.words.contains(base))
+    }
+
+    /// Whether a word still being written may go on to an allowed one: a
+    /// prefix of one (or of its "'s"), or one whole with its punctuation.
+    fn partial(&self, chunk: &str) -> bool {
+        let core = chunk.trim_start_matches(|c: char| !word_char(c)).to_lowercase();
+        core.is_empty()
+            || self.prefixes.contains(&core)
+            || core.strip_suffix('\'').is_some_and(|base| self.words.contains(base))
+            || self.whole(chunk)
+    }
+
+    /// Whether `piece` may follow a reply whose last, unfinished word is
+    /// `open` (the text after its last whitespace).
+    pub(super) fn allows(&self, open: &str, piece: &str) -> bool {
+        let text = format!("{open}{piece}");
+        let mut chunks: Vec<&str> = text.split(char::is_whitespace).collect();
+        let last = chunks.pop().unwrap_or_default();
+        chunks.iter().all(|c| self.whole(c)) && self.partial(last)
+    }
+}
+
+/// The sampler of one reply, with its words held to a vocabulary when the
+/// request has one.
+pub(super) struct Sampling {
+    sampler: LlamaSampler,
+    words: Option<(Arc<Words>, String)>,
+}
+
+impl Sampling {
+    pub(super) fn new(sampler: LlamaSampler, words: Option<Words>) -> Self {
+        Sampling { sampler, words: words.map(|w| (Arc::new(w), String::new())) }
+    }
+
+    /// Sample and accept the next token from the `idx`-th logits of the
+    /// last decode.
+    pub(super) fn sample(
+        &mut self,
+        ctx: &LlamaContext<'_>,
+        idx: i32,
+        is_eog: impl Fn(LlamaToken) -> bool,
+    ) -> LlamaToken {
+        let Some((words, open)) = &self.words else { return self.sampler.sample(ctx, idx) };
+        let mut candidates = ctx.token_data_array_ith(idx);
+        for d in candidates.data.iter_mut() {
+            let id = d.id();
+            let allowed = match words.pieces.get(id.0 as usize) {
+                Some(Some(piece)) => words.allows(open, piece),
+                _ => is_eog(id),
+            };
+            if !allowed {
+                d.set_logit(f32::NEG_INFINITY);
+            }
+        }
+        candidates.apply_sampler(&mut self.sampler);
+        // Every allowed token may be banned only where no word of the
+        // vocabulary goes on: the reply then ends there.
+        let token = candidates.selected_token().filter(|_| candidates.data.iter().any(|d| d.logit().is_finite()));
+        let token = token
+            .unwrap_or_else(|| candidates.data.iter().map(|d| d.id()).find(|&t| is_eog(t)).unwrap_or(LlamaToken(0)));
+        self.sampler.accept(token);
+        token
+    }
+
+    /// The text of the token just sampled, for the word being written.
+    pub(super) fn wrote(&mut self, piece: &str) {
+        if let Some((_, open)) = &mut self.words {
+            match piece.rfind(char::is_whitespace) {
+                Some(at) => *open = piece[at..].trim_start().to_string(),
+                None => open.push_str(piece),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Words {
+        Words::new(&list.iter().map(|w| w.to_string()).collect::<Vec<_>>(), Vec::new())
+    }
+
+    #[test]
+    fn a_token_may_only_go_on_to_a_word_of_the_vocabulary() {
+        let w = words(&["forget", "restic", "--password-file", "02:00", "70%", "by", "the", "250"]);
+        assert!(w.allows("", " rest"));
+        assert!(w.allows("rest", "ic"));
+        assert!(w.allows("restic", ","));
+        assert!(w.allows("restic,", " the"));
+        assert!(w.allows("", " --pass"));
+        assert!(w.allows("--pass", "word-file."));
+        assert!(w.allows("02:", "00"));
+        assert!(w.allows("", " Restic"), "a capitalised word is the word");
+        assert!(w.allows("", " (restic"), "an opening bracket");
+        assert!(w.allows("restic", "'s"));
+        // Pieces that would spell words no source has.
+        assert!(!w.allows("forget", "-re"), "forget-re… is no word");
+        assert!(!w.allows("forget-", " all"), "nor a word left on its hyphen");
+        assert!(!w.allows("by", ".d"), "by.doughs");
+        assert!(!w.allows("25", "00"), "2500 out of 25 and 00");
+        assert!(!w.allows("", " 300"));
+        assert!(!w.allows("rest", "ful "), "a word ended whole must be one");
+        assert!(!w.allows("resti", " the"), "an unfinished word may not be left");
+        assert!(w.allows("", " ."), "punctuation alone");
+    }
+}
