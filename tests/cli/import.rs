@@ -544,18 +544,23 @@ fn a_turn_notify_stored_first_gets_its_tool_calls_from_the_rollout_once() {
     // Codex's notify: `{"type": "agent-turn-complete", "thread-id",
     // "turn-id", "cwd", "input-messages", "last-assistant-message"}`
     // (codex-rs/hooks/src/legacy_notify.rs; docs/config.md "notify").
-    let notify = json!({
-        "type": "agent-turn-complete",
-        "thread-id": CODEX_SESSION,
-        "turn-id": "019aturn-0001",
-        "cwd": "/home/dev/src/billing",
-        "input-messages": ["Why does invoice rounding differ between the PDF and the API?"],
-        "last-assistant-message": CODEX_REPLY_1,
-    });
-    for via_hook in [false, true] {
+    let prompt = "Why does invoice rounding differ between the PDF and the API?";
+    // The third: notify's text inputs worded otherwise than the rollout's
+    // prompt (a second text input): the rollout's copy still completes it.
+    for (via_hook, inputs) in
+        [(false, vec![prompt]), (true, vec![prompt]), (false, vec![prompt, "(screenshot attached)"])]
+    {
+        let notify = json!({
+            "type": "agent-turn-complete",
+            "thread-id": CODEX_SESSION,
+            "turn-id": "019aturn-0001",
+            "cwd": "/home/dev/src/billing",
+            "input-messages": inputs,
+            "last-assistant-message": CODEX_REPLY_1,
+        });
         let env = Env::new();
         env.run(&["hook", "codex", &notify.to_string()]).ok();
-        assert_eq!(codex_turns(&env), [(expected[0].0.clone(), CODEX_REPLY_1.to_string())]);
+        assert_eq!(codex_turns(&env), [(inputs.join("\n"), CODEX_REPLY_1.to_string())]);
         let f = env.path("rollout.jsonl");
         write_lines(&f, &lines("codex-rollout.jsonl"));
         if via_hook {
@@ -568,7 +573,7 @@ fn a_turn_notify_stored_first_gets_its_tool_calls_from_the_rollout_once() {
             );
         }
         let turns = codex_turns(&env);
-        assert_eq!(turns, expected, "via the Stop hook: {via_hook}");
+        assert_eq!(turns, expected, "via the Stop hook: {via_hook}, notify's inputs {inputs:?}");
         assert_eq!(turns[0].1.matches("[tool shell: rg -n round").count(), 1, "{turns:?}");
         assert_eq!(turns[0].1.matches(CODEX_REPLY_1).count(), 1, "{turns:?}");
         // Read again: nothing changes.
