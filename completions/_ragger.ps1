@@ -295,7 +295,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context')
-            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)')
+            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete). As a Codex hook (JSON with `hook_event_name` on stdin), Stop imports the session''s rollout file (only what is new) and SessionStart prints the memory block as additional context')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -328,7 +328,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
         }
         'ragger;hook;help' {
             [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context')
-            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)')
+            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete). As a Codex hook (JSON with `hook_event_name` on stdin), Stop imports the session''s rollout file (only what is new) and SessionStart prints the memory block as additional context')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -625,7 +625,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
         }
         'ragger;help;hook' {
             [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context')
-            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)')
+            [CompletionResult]::new('codex', 'codex', [CompletionResultType]::ParameterValue, 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete). As a Codex hook (JSON with `hook_event_name` on stdin), Stop imports the session''s rollout file (only what is new) and SessionStart prints the memory block as additional context')
             break
         }
         'ragger;help;hook;claude-code' {

@@ -277,7 +277,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
             cand claude-code 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context'
-            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
+            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete). As a Codex hook (JSON with `hook_event_name` on stdin), Stop imports the session''s rollout file (only what is new) and SessionStart prints the memory block as additional context'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ragger;hook;claude-code'= {
@@ -307,7 +307,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
         }
         &'ragger;hook;help'= {
             cand claude-code 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context'
-            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
+            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete). As a Codex hook (JSON with `hook_event_name` on stdin), Stop imports the session''s rollout file (only what is new) and SessionStart prints the memory block as additional context'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ragger;hook;help;claude-code'= {
@@ -567,7 +567,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
         }
         &'ragger;help;hook'= {
             cand claude-code 'Claude Code command hook: reads the hook''s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session''s transcript (only what is new); SessionStart prints the memory block as additional context'
-            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete)'
+            cand codex 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete). As a Codex hook (JSON with `hook_event_name` on stdin), Stop imports the session''s rollout file (only what is new) and SessionStart prints the memory block as additional context'
         }
         &'ragger;help;hook;claude-code'= {
         }

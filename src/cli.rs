@@ -184,7 +184,9 @@ pub enum InitAgent {
     /// Claude Code: SessionStart, Stop and SessionEnd hooks in ~/.claude/settings.json,
     /// the MCP server at user scope in ~/.claude.json
     ClaudeCode,
-    /// Codex CLI: `notify` and `mcp_servers` in ~/.codex/config.toml
+    /// Codex CLI: `notify` and `mcp_servers` in ~/.codex/config.toml, and the
+    /// SessionStart and Stop hooks in ~/.codex/hooks.json when the installed
+    /// Codex has hooks (0.114.0 and later; `codex --version`)
     Codex,
 }
 
@@ -428,7 +430,9 @@ pub enum HookAgent {
     /// context.
     ClaudeCode,
     /// Codex `notify` program: stores the finished turn from the JSON argument
-    /// (agent-turn-complete).
+    /// (agent-turn-complete). As a Codex hook (JSON with `hook_event_name` on
+    /// stdin), Stop imports the session's rollout file (only what is new) and
+    /// SessionStart prints the memory block as additional context.
     Codex {
         /// Then run this program with its arguments and the same JSON
         /// appended (the user's own notify program: Codex takes one). Comes

@@ -273,6 +273,7 @@ pub fn wire_agent(
     dry_run: bool,
 ) -> Result<Vec<Step>> {
     use crate::agents::{claude, codex};
+    let mut notes = Vec::new();
     let (name, edits) = match agent {
         crate::cli::InitAgent::ClaudeCode => (
             "claude",
@@ -281,7 +282,25 @@ pub fn wire_agent(
                 claude::mcp_edit(&homes.claude_json, wiring)?,
             ],
         ),
-        crate::cli::InitAgent::Codex => ("codex", vec![codex::config_edit(&homes.codex_config(), wiring)?]),
+        crate::cli::InitAgent::Codex => {
+            let config = homes.codex_config();
+            let mut edits = vec![codex::config_edit(&config, wiring)?];
+            let support = crate::agents::codex_hooks::Support::of(crate::agents::codex_hooks::installed_version());
+            match crate::agents::codex_hooks::hooks_edit(
+                &homes.codex_hooks(),
+                wiring,
+                support,
+                &codex::read_config(&config)?,
+            )? {
+                Some(edit) => edits.push(edit),
+                None => notes.push(Step::new(
+                    "codex",
+                    State::Unchanged,
+                    format!("{support}: notify stores the turns, sessions start without memory"),
+                )),
+            }
+            ("codex", edits)
+        }
     };
     let mut steps = Vec::new();
     for edit in edits {
@@ -303,6 +322,7 @@ pub fn wire_agent(
         }
         steps.push(step);
     }
+    steps.extend(notes);
     Ok(steps)
 }
 

@@ -14,52 +14,21 @@
 //!
 //! Both files are JSON written by Claude Code with two-space indentation;
 //! they are read and written back with their keys in their order
-//! (serde_json's `preserve_order`), so only ragger's entries change.
+//! (`hook_file`), so only ragger's entries change.
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use serde_json::{json, Map, Value};
 
-use super::{is_ragger_hook, read_optional, shell_split, Edit, Found, Wiring};
+use super::hook_file::{find, merge, parse, render};
+use super::{judge, read_optional, Edit, Found, Wiring};
 
 /// The hook events ragger registers.
 pub const EVENTS: [&str; 3] = ["SessionStart", "Stop", "SessionEnd"];
 pub const AGENT: &str = "claude-code";
 /// The MCP server's name.
 pub const SERVER: &str = "ragger";
-
-fn parse(path: &Path, text: Option<&str>) -> Result<Map<String, Value>> {
-    let Some(text) = text.filter(|t| !t.trim().is_empty()) else { return Ok(Map::new()) };
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => bail!("{}: not a JSON object; left as it is", path.display()),
-        Err(e) => bail!("{}: not valid JSON ({e}); left as it is", path.display()),
-    }
-}
-
-/// Two-space JSON as Claude Code writes it, ending with a newline when the
-/// file did (or is new).
-fn render(root: Map<String, Value>, before: Option<&str>) -> String {
-    let mut s = serde_json::to_string_pretty(&Value::Object(root)).expect("JSON");
-    if before.is_none_or(|b| b.ends_with('\n')) {
-        s.push('\n');
-    }
-    s
-}
-
-/// The command lines of every command hook of `event`.
-fn commands<'a>(hooks: &'a Map<String, Value>, event: &str) -> impl Iterator<Item = &'a str> {
-    hooks
-        .get(event)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-        .flatten()
-        .filter(|h| h.get("type").and_then(Value::as_str) == Some("command"))
-        .filter_map(|h| h.get("command").and_then(Value::as_str))
-}
 
 /// `settings.json` with ragger's three hooks: an entry of ragger's that
 /// names another binary or config is updated in place; every other key and
@@ -69,34 +38,7 @@ pub fn settings_edit(path: &Path, wiring: &Wiring) -> Result<Edit> {
     let mut root = parse(path, before.as_deref())?;
     let command = wiring.shell(&["hook", AGENT]);
     let mut changes = Vec::new();
-    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
-    let hooks = hooks.as_object_mut().ok_or_else(|| anyhow!("{}: \"hooks\" is not an object", path.display()))?;
-    for event in EVENTS {
-        let groups = hooks.entry(event).or_insert_with(|| json!([]));
-        let groups =
-            groups.as_array_mut().ok_or_else(|| anyhow!("{}: \"hooks\".\"{event}\" is not a list", path.display()))?;
-        let mut found = false;
-        for group in groups.iter_mut() {
-            let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else { continue };
-            for hook in list.iter_mut() {
-                let Some(c) = hook.get("command").and_then(Value::as_str) else { continue };
-                if hook.get("type").and_then(Value::as_str) != Some("command")
-                    || !is_ragger_hook(&shell_split(c), AGENT)
-                {
-                    continue;
-                }
-                if c != command {
-                    changes.push(format!("{event} hook updated (was `{c}`)"));
-                    hook["command"] = Value::String(command.clone());
-                }
-                found = true;
-            }
-        }
-        if !found {
-            groups.push(json!({"hooks": [{"type": "command", "command": command}]}));
-            changes.push(format!("{event} hook added"));
-        }
-    }
+    merge(&mut root, path, &EVENTS, AGENT, &command, &mut changes)?;
     let after = render(root, before.as_deref());
     Ok(Edit { path: path.to_path_buf(), before, after, changes })
 }
@@ -139,22 +81,6 @@ pub fn mcp_edit(path: &Path, wiring: &Wiring) -> Result<Edit> {
 pub fn check(settings: &Path, claude_json: &Path, wiring: &Wiring) -> Found {
     let mut found = Found::default();
     let exe = wiring.exe();
-    let check_argv = |argv: &[String], what: &str, found: &mut Found| {
-        found.any = true;
-        if argv.first().map(String::as_str) != Some(exe) {
-            let first = argv.first().cloned().unwrap_or_default();
-            let gone = if Path::new(&first).exists() { "" } else { ", which does not exist" };
-            found.problems.push(format!("{what} runs {first}{gone}, not this binary ({exe})"));
-            return;
-        }
-        if let Some(cfg) = super::config_of(argv) {
-            if !Path::new(cfg).exists() {
-                found.problems.push(format!("{what} names the config {cfg}, which does not exist"));
-                return;
-            }
-        }
-        found.ok.push(what.to_string());
-    };
     match read_optional(settings).and_then(|t| parse(settings, t.as_deref())) {
         Err(e) => found.problems.push(format!("{e:#}")),
         Ok(root) => {
@@ -162,11 +88,9 @@ pub fn check(settings: &Path, claude_json: &Path, wiring: &Wiring) -> Found {
             let hooks = root.get("hooks").and_then(Value::as_object).unwrap_or(&empty);
             let mut missing = Vec::new();
             for event in EVENTS {
-                let ours: Vec<Vec<String>> =
-                    commands(hooks, event).map(shell_split).filter(|a| is_ragger_hook(a, AGENT)).collect();
-                match ours.first() {
+                match find(hooks, event, AGENT) {
                     None => missing.push(event),
-                    Some(argv) => check_argv(argv, &format!("{event} hook"), &mut found),
+                    Some(ours) => judge(&ours.argv, &format!("{event} hook"), exe, &mut found),
                 }
             }
             if !missing.is_empty() {
@@ -192,7 +116,7 @@ pub fn check(settings: &Path, claude_json: &Path, wiring: &Wiring) -> Found {
                         .filter_map(Value::as_str)
                         .map(str::to_string),
                 );
-                check_argv(&argv, "MCP server", &mut found);
+                judge(&argv, "MCP server", exe, &mut found);
             }
         },
     }

@@ -10,13 +10,15 @@
 //! - `[mcp_servers.ragger]`: `command` and `args`, written as a table (a
 //!   top-level dotted `mcp_servers.ragger = {…}` breaks a file that has an
 //!   `[mcp_servers]` table already). https://developers.openai.com/codex/mcp
+//!
+//! Codex's own hooks (`hooks.json`) are `codex_hooks.rs`.
 
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
-use super::{is_ragger_hook, read_optional, Edit, Found, Wiring};
+use super::{is_ragger_hook, judge, read_optional, Edit, Found, Wiring};
 
 pub const AGENT: &str = "codex";
 pub const SERVER: &str = "ragger";
@@ -156,8 +158,9 @@ pub fn config_edit(path: &Path, wiring: &Wiring) -> Result<Edit> {
     Ok(Edit { path: path.to_path_buf(), before, after, changes })
 }
 
-/// What `doctor` finds of ragger in Codex's config.
-pub fn check(path: &Path, wiring: &Wiring) -> Found {
+/// What `doctor` finds of ragger in Codex's config and hooks file, for
+/// the Codex `support` says is installed.
+pub fn check(path: &Path, hooks: &Path, wiring: &Wiring, support: super::codex_hooks::Support) -> Found {
     let mut found = Found::default();
     let doc = match read_optional(path).and_then(|t| parse(path, t.as_deref())) {
         Ok(d) => d,
@@ -167,23 +170,12 @@ pub fn check(path: &Path, wiring: &Wiring) -> Found {
         }
     };
     let exe = wiring.exe();
-    let judge = |argv: Vec<String>, what: &str, found: &mut Found| {
-        found.any = true;
-        let first = argv.first().cloned().unwrap_or_default();
-        if first != exe {
-            let gone = if Path::new(&first).exists() { "" } else { ", which does not exist" };
-            found.problems.push(format!("{what} runs {first}{gone}, not this binary ({exe})"));
-        } else if let Some(cfg) = super::config_of(&argv).filter(|c| !Path::new(c).exists()) {
-            found.problems.push(format!("{what} names the config {cfg}, which does not exist"));
-        } else {
-            found.ok.push(what.to_string());
-        }
-    };
     match doc.get("notify").and_then(Item::as_value).and_then(strings) {
-        Some(argv) if is_ragger_hook(&argv, AGENT) => judge(argv, "notify", &mut found),
+        Some(argv) if is_ragger_hook(&argv, AGENT) => judge(&argv, "notify", exe, &mut found),
         Some(_) => found.problems.push(format!("notify in {} runs another program, not ragger", path.display())),
         None => found.problems.push(format!("no notify in {}", path.display())),
     }
+    super::codex_hooks::check(hooks, &doc, wiring, support, &mut found);
     let server = doc.get("mcp_servers").and_then(|s| s.get(SERVER));
     match server {
         None => found.problems.push(format!("no [mcp_servers.{SERVER}] in {}", path.display())),
@@ -191,10 +183,16 @@ pub fn check(path: &Path, wiring: &Wiring) -> Found {
             let mut argv: Vec<String> =
                 s.get("command").and_then(Item::as_str).map(str::to_string).into_iter().collect();
             argv.extend(s.get("args").and_then(Item::as_value).and_then(strings).unwrap_or_default());
-            judge(argv, "MCP server", &mut found);
+            judge(&argv, "MCP server", exe, &mut found);
         }
     }
     found
+}
+
+/// Codex's config as a document, for what other files' edits depend on
+/// (its `[features]`); an absent file is an empty one.
+pub fn read_config(path: &Path) -> Result<DocumentMut> {
+    parse(path, read_optional(path)?.as_deref())
 }
 
 #[cfg(test)]

@@ -4,7 +4,11 @@
 //! - Claude Code: the hooks in `~/.claude/settings.json` and the user-scope
 //!   MCP server in `~/.claude.json` (`claude.rs`);
 //! - Codex CLI: `notify` and `[mcp_servers.ragger]` in
-//!   `~/.codex/config.toml` (`codex.rs`).
+//!   `~/.codex/config.toml` (`codex.rs`), and its own `SessionStart` and
+//!   `Stop` hooks in `~/.codex/hooks.json` where the installed Codex has
+//!   them (`codex_hooks.rs`).
+//!
+//! The hooks object both agents' JSON files share is `hook_file.rs`.
 //!
 //! Every edit keeps what the user has (other keys, other hooks, comments in
 //! TOML), is computed as the file's text before and after, and is written
@@ -13,6 +17,8 @@
 
 pub mod claude;
 pub mod codex;
+pub mod codex_hooks;
+pub mod hook_file;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,7 +34,7 @@ pub struct Homes {
     /// Claude Code's own state file with the user-scope MCP servers
     /// (`~/.claude.json`, or `.claude.json` in `CLAUDE_CONFIG_DIR`).
     pub claude_json: PathBuf,
-    /// Codex's folder (`~/.codex`): `config.toml`.
+    /// Codex's folder (`~/.codex`): `config.toml`, `hooks.json`.
     pub codex_dir: PathBuf,
 }
 
@@ -51,6 +57,9 @@ impl Homes {
     }
     pub fn codex_config(&self) -> PathBuf {
         self.codex_dir.join("config.toml")
+    }
+    pub fn codex_hooks(&self) -> PathBuf {
+        self.codex_dir.join("hooks.json")
     }
 }
 
@@ -157,10 +166,29 @@ fn backup(path: &Path) -> Result<PathBuf> {
 pub struct Found {
     /// Whether any of ragger's entries is there at all.
     pub any: bool,
-    /// Problems, one line each.
+    /// Problems, one line each (`init --agent` fixes them).
     pub problems: Vec<String>,
+    /// Problems only the user can fix, in the agent itself; each line says how.
+    pub todo: Vec<String>,
     /// What is in place.
     pub ok: Vec<String>,
+    /// Worth knowing, not wrong (a feature the user turned off).
+    pub notes: Vec<String>,
+}
+
+/// Judge one of ragger's entries (`what`) by the argument vector it runs:
+/// this binary, and a config file that exists.
+pub fn judge(argv: &[String], what: &str, exe: &str, found: &mut Found) {
+    found.any = true;
+    let first = argv.first().cloned().unwrap_or_default();
+    if first != exe {
+        let gone = if Path::new(&first).exists() { "" } else { ", which does not exist" };
+        found.problems.push(format!("{what} runs {first}{gone}, not this binary ({exe})"));
+    } else if let Some(cfg) = config_of(argv).filter(|c| !Path::new(c).exists()) {
+        found.problems.push(format!("{what} names the config {cfg}, which does not exist"));
+    } else {
+        found.ok.push(what.to_string());
+    }
 }
 
 /// Read a settings file; None when there is none.

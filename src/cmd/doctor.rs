@@ -244,7 +244,20 @@ fn wiring(last_pass: Option<&serde_json::Value>) -> Vec<Check> {
             homes.claude_dir.exists() || homes.claude_json.exists(),
             crate::agents::claude::check(&homes.claude_settings(), &homes.claude_json, &wiring),
         ),
-        ("codex", "codex", homes.codex_dir.exists(), crate::agents::codex::check(&homes.codex_config(), &wiring)),
+        {
+            let installed = homes.codex_dir.exists();
+            // Which hooks to expect depends on the Codex installed: ask it
+            // only when there is a Codex folder.
+            let support = crate::agents::codex_hooks::Support::of(
+                installed.then(crate::agents::codex_hooks::installed_version).flatten(),
+            );
+            (
+                "codex",
+                "codex",
+                installed,
+                crate::agents::codex::check(&homes.codex_config(), &homes.codex_hooks(), &wiring, support),
+            )
+        },
     ];
     for (name, arg, installed, found) in agents {
         let fix = format!("`ragger init --agent {arg}`");
@@ -252,10 +265,17 @@ fn wiring(last_pass: Option<&serde_json::Value>) -> Vec<Check> {
             Check { name, ok: true, detail: "not installed (no settings folder)".into(), ms: None }
         } else if !found.any {
             Check { name, ok: true, detail: format!("not wired to ragger; {fix} wires it"), ms: None }
-        } else if !found.problems.is_empty() {
-            Check { name, ok: false, detail: format!("{}; {fix} fixes it", found.problems.join("; ")), ms: None }
+        } else if !found.problems.is_empty() || !found.todo.is_empty() {
+            let mut parts = Vec::new();
+            if !found.problems.is_empty() {
+                parts.push(format!("{}; {fix} fixes it", found.problems.join("; ")));
+            }
+            parts.extend(found.todo);
+            parts.extend(found.notes);
+            Check { name, ok: false, detail: parts.join("; "), ms: None }
         } else {
-            Check { name, ok: true, detail: format!("{} run this binary", found.ok.join(", ")), ms: None }
+            let notes = found.notes.iter().map(|n| format!("; {n}")).collect::<String>();
+            Check { name, ok: true, detail: format!("{} run this binary{notes}", found.ok.join(", ")), ms: None }
         };
         checks.push(check);
     }

@@ -1,4 +1,7 @@
 //! `ragger hook claude-code|codex`: the one-line wiring for coding agents.
+//! `hook codex` takes both of Codex's doors: the `notify` JSON (an
+//! argument) and Codex's own SessionStart/Stop hooks (JSON with
+//! `hook_event_name` on stdin).
 //! Runs on every turn, so it loads no model and no embedder, and it never
 //! blocks the agent: any error is one line on stderr and exit 1 (Claude
 //! Code shows it as a non-blocking hook error; 2 would block), recorded in
@@ -163,8 +166,12 @@ fn read_stdin(started: Instant) -> Result<String> {
     String::from_utf8(input).map_err(|e| anyhow!("the hook input on stdin is not UTF-8: {e}"))
 }
 
+/// A command hook's input on stdin. Claude Code and Codex send the same
+/// common fields (https://code.claude.com/docs/en/hooks, "Hook input";
+/// codex-rs/hooks/src/schema.rs `SessionStartCommandInput`,
+/// `StopCommandInput`, where `transcript_path` may be null).
 #[derive(Deserialize)]
-struct ClaudeHook {
+struct HookInput {
     #[serde(default)]
     session_id: Option<String>,
     #[serde(default)]
@@ -221,13 +228,10 @@ fn drain(ctx: &Ctx, store: &mut Store, started: Instant) {
 
 fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
     let input = read_stdin(started)?;
-    let hook: ClaudeHook =
+    let hook: HookInput =
         serde_json::from_str(&input).map_err(|e| anyhow!("the hook input on stdin is not Claude Code's JSON: {e}"))?;
     match hook.hook_event_name.as_str() {
         "Stop" | "SubagentStop" | "PreCompact" | "SessionEnd" => {
-            let path = hook.transcript_path.ok_or_else(|| anyhow!("the hook input has no transcript_path"))?;
-            // A regular file only, opened without waiting, before anything else.
-            let end = open_regular(&path)?.metadata()?.len();
             let tail = match hook.hook_event_name.as_str() {
                 // Nothing more will come.
                 "SessionEnd" => Tail::Store,
@@ -236,81 +240,106 @@ fn claude_code(ctx: &Ctx, started: Instant) -> Result<()> {
                 _ => Tail::Hold,
             };
             // A subagent's last message is not the main agent's reply.
-            let last_message = hook.last_assistant_message.filter(|_| hook.hook_event_name == "Stop");
-            let door = crate::capture::Door::new(&ctx.config)?;
-            let later = Entry::Transcript {
-                format: Format::ClaudeCode.name().to_string(),
-                path: std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
-                tail,
-                fallback_session: hook.session_id.clone(),
-                last_message: last_message.as_deref().map(|m| door.redact_text(m)),
-                end,
-            };
-            let Some(mut store) = open_store(ctx)? else {
-                return spool(ctx, &later, "the database is busy");
-            };
-            let opts = Options {
-                dry_run: false,
-                max_field_bytes: ctx.config.capture.max_field_bytes,
-                tail,
-                fallback_session: hook.session_id,
-                door,
-                last_message,
-                limits: Some(Limits { max_bytes: MAX_READ, max_turns: MAX_TURNS, deadline: started + READ_UNTIL }),
-                end: None,
-            };
-            let quiet = ctx.quiet();
-            let mut warn = |m: String| {
-                if !quiet {
-                    crate::display::eprint(&format!("hook claude-code: {m}"));
-                }
-            };
-            let r = match import_file(&mut store, &path, Format::ClaudeCode, &opts, &mut warn) {
-                Ok(r) => r,
-                Err(e) if is_busy(&e) => return spool(ctx, &later, "the database is busy"),
-                Err(e) => return Err(e),
-            };
-            if r.unread_bytes > 0 {
-                spool(ctx, &later, "the transcript is longer than a hook reads")?;
-            }
-            if ctx.verbose() > 0 {
-                eprintln!(
-                    "ragger: hook claude-code: read {} bytes, stored {}, updated {}, duplicates {}",
-                    r.bytes_read, r.stored, r.updated, r.duplicates
-                );
-            }
-            drain(ctx, &mut store, started);
+            let last_message = hook.last_assistant_message.clone().filter(|_| hook.hook_event_name == "Stop");
+            let path = hook.transcript_path.clone().ok_or_else(|| anyhow!("the hook input has no transcript_path"))?;
+            import_transcript(ctx, Format::ClaudeCode, &path, tail, hook.session_id, last_message, started)?;
         }
-        "SessionStart" => {
-            let Some(cwd) = hook.cwd.as_deref().map(str::trim).filter(|c| std::path::Path::new(c).is_absolute()) else {
-                return Ok(());
-            };
-            // No database yet: nothing to remember, and a session start
-            // must not create one.
-            if !ctx.db_path().exists() {
-                return Ok(());
-            }
-            // Busy: no memory this time rather than a waiting agent.
-            let Some(store) = open_store(ctx)? else { return Ok(()) };
-            // The project of the folder's repository (a session started in a
-            // sub-folder gets its repository's memory); none stored: no memory.
-            let configured = &ctx.config.import.projects;
-            let Some(project) = crate::store::projects::of_folder(&store, std::path::Path::new(cwd), configured)?
-            else {
-                return Ok(());
-            };
-            let block = crate::context::build(&store, &project, CONTEXT_TOKENS, None)?;
-            if !block.is_empty() {
-                let out = serde_json::json!({
-                    "hookSpecificOutput": {
-                        "hookEventName": "SessionStart",
-                        "additionalContext": crate::context::markdown(&block),
-                    }
-                });
-                crate::cmd::print_json(&out)?;
-            }
-        }
+        "SessionStart" => session_start(ctx, hook.cwd.as_deref())?,
         _ => {}
+    }
+    Ok(())
+}
+
+/// Import what is new in an agent's transcript for a hook: within the
+/// hook's budget, spooled when the database is busy or the rest does not
+/// fit.
+fn import_transcript(
+    ctx: &Ctx,
+    format: Format,
+    path: &std::path::Path,
+    tail: Tail,
+    session: Option<String>,
+    last_message: Option<String>,
+    started: Instant,
+) -> Result<()> {
+    let agent = format.name();
+    // A regular file only, opened without waiting, before anything else.
+    let end = open_regular(path)?.metadata()?.len();
+    let door = crate::capture::Door::new(&ctx.config)?;
+    let later = Entry::Transcript {
+        format: agent.to_string(),
+        path: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        tail,
+        fallback_session: session.clone(),
+        last_message: last_message.as_deref().map(|m| door.redact_text(m)),
+        end,
+    };
+    let Some(mut store) = open_store(ctx)? else {
+        return spool(ctx, &later, "the database is busy");
+    };
+    let opts = Options {
+        dry_run: false,
+        max_field_bytes: ctx.config.capture.max_field_bytes,
+        tail,
+        fallback_session: session,
+        door,
+        last_message,
+        limits: Some(Limits { max_bytes: MAX_READ, max_turns: MAX_TURNS, deadline: started + READ_UNTIL }),
+        end: None,
+    };
+    let quiet = ctx.quiet();
+    let mut warn = |m: String| {
+        if !quiet {
+            crate::display::eprint(&format!("hook {agent}: {m}"));
+        }
+    };
+    let r = match import_file(&mut store, path, format, &opts, &mut warn) {
+        Ok(r) => r,
+        Err(e) if is_busy(&e) => return spool(ctx, &later, "the database is busy"),
+        Err(e) => return Err(e),
+    };
+    if r.unread_bytes > 0 {
+        spool(ctx, &later, "the transcript is longer than a hook reads")?;
+    }
+    if ctx.verbose() > 0 {
+        eprintln!(
+            "ragger: hook {agent}: read {} bytes, stored {}, updated {}, duplicates {}",
+            r.bytes_read, r.stored, r.updated, r.duplicates
+        );
+    }
+    drain(ctx, &mut store, started);
+    Ok(())
+}
+
+/// The SessionStart hook: print the memory of the project of `cwd` as
+/// additional context, the JSON both agents read
+/// (`hookSpecificOutput.additionalContext`); nothing when there is none.
+fn session_start(ctx: &Ctx, cwd: Option<&str>) -> Result<()> {
+    let Some(cwd) = cwd.map(str::trim).filter(|c| std::path::Path::new(c).is_absolute()) else {
+        return Ok(());
+    };
+    // No database yet: nothing to remember, and a session start
+    // must not create one.
+    if !ctx.db_path().exists() {
+        return Ok(());
+    }
+    // Busy: no memory this time rather than a waiting agent.
+    let Some(store) = open_store(ctx)? else { return Ok(()) };
+    // The project of the folder's repository (a session started in a
+    // sub-folder gets its repository's memory); none stored: no memory.
+    let configured = &ctx.config.import.projects;
+    let Some(project) = crate::store::projects::of_folder(&store, std::path::Path::new(cwd), configured)? else {
+        return Ok(());
+    };
+    let block = crate::context::build(&store, &project, CONTEXT_TOKENS, None)?;
+    if !block.is_empty() {
+        let out = serde_json::json!({
+            "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": crate::context::markdown(&block),
+            }
+        });
+        crate::cmd::print_json(&out)?;
     }
     Ok(())
 }
@@ -337,8 +366,13 @@ fn codex(ctx: &Ctx, payload: Option<&str>, started: Instant) -> Result<()> {
         Some(p) => p.to_string(),
         None => read_stdin(started)?,
     };
+    let value: Value = serde_json::from_str(&input)
+        .map_err(|e| anyhow!("the input is not Codex's JSON (a notification or a hook's input): {e}"))?;
+    if value.get("hook_event_name").is_some() {
+        return codex_hook(ctx, value, started);
+    }
     let n: CodexNotify =
-        serde_json::from_str(&input).map_err(|e| anyhow!("the notification is not Codex's JSON: {e}"))?;
+        serde_json::from_value(value).map_err(|e| anyhow!("the notification is not Codex's JSON: {e}"))?;
     if n.kind != "agent-turn-complete" {
         return Ok(());
     }
@@ -397,4 +431,29 @@ fn codex(ctx: &Ctx, payload: Option<&str>, started: Instant) -> Result<()> {
     }
     drain(ctx, &mut store, started);
     Ok(())
+}
+
+/// One of Codex's own hooks (its input has `hook_event_name`; see
+/// `crate::agents::codex_hooks`). Stop imports the rollout the hook names,
+/// so a turn arrives with its tool calls, under the turn id notify uses;
+/// stdout stays empty, as Codex wants of a Stop hook that lets the turn end.
+fn codex_hook(ctx: &Ctx, value: Value, started: Instant) -> Result<()> {
+    let hook: HookInput =
+        serde_json::from_value(value).map_err(|e| anyhow!("the hook input on stdin is not Codex's JSON: {e}"))?;
+    match hook.hook_event_name.as_str() {
+        "Stop" => {
+            // No rollout (an ephemeral session): nothing to read; notify,
+            // when registered, has the turn.
+            let Some(path) = hook.transcript_path.clone() else {
+                if ctx.verbose() > 0 {
+                    eprintln!("ragger: hook codex: Stop without a transcript_path; nothing to read");
+                }
+                return Ok(());
+            };
+            let last = hook.last_assistant_message.clone();
+            import_transcript(ctx, Format::Codex, &path, Tail::StoreWithWords, hook.session_id, last, started)
+        }
+        "SessionStart" => session_start(ctx, hook.cwd.as_deref()),
+        _ => Ok(()),
+    }
 }

@@ -116,7 +116,10 @@ pub enum SameKey {
     Keep,
     /// A transcript read again: the same prompt with a longer reply is the
     /// same turn read before its reply was complete, and replaces it (its
-    /// summaries go back to the queue); anything else is a duplicate.
+    /// summaries go back to the queue); so does a longer reply that holds
+    /// the stored one under another wording of the prompt (the same turn
+    /// through another door: Codex's notify, then its rollout); anything
+    /// else is a duplicate.
     Grow,
     /// As `Grow`, and another prompt under the same key is another turn
     /// (a transcript that reuses a record id), stored under
@@ -189,6 +192,15 @@ pub fn store_turn(tx: &Transaction<'_>, t: &Turn, same: SameKey) -> rusqlite::Re
             if same == SameKey::GrowOrFork {
                 let forked = Turn { id: Some(forked_key(key, &t.user)), ..t.clone() };
                 return store_turn(tx, &forked, SameKey::Grow);
+            }
+            // Another door's fuller copy of the same turn: Codex's notify
+            // gives the prompt as its text inputs and the last reply, the
+            // rollout the prompt as it recorded it and every step of the
+            // reply, that last one included.
+            let last = old.assistant.trim();
+            if !last.is_empty() && t.assistant.len() > old.assistant.len() && t.assistant.contains(last) {
+                regrow(tx, &old, t)?;
+                return Ok(Outcome::Updated);
             }
             return Ok(Outcome::Duplicate);
         }
@@ -434,5 +446,26 @@ mod tests {
         assert_eq!(put(&mut store, &other, SameKey::GrowOrFork), Outcome::Duplicate);
         let key: String = store.conn.query_row("SELECT idem_key FROM turns WHERE id = 2", [], |r| r.get(0)).unwrap();
         assert_eq!(key, forked_key("k", "something else"));
+    }
+
+    #[test]
+    fn a_fuller_copy_from_another_door_replaces_the_stored_turn_when_it_holds_its_reply() {
+        let mut store = Store::memory().unwrap();
+        // notify: the text inputs and the last reply.
+        let notify = Turn { user: "fix it\nand test".into(), ..turn("Done.") };
+        assert_eq!(put(&mut store, &notify, SameKey::Grow), Outcome::Stored);
+        // Not the same turn (the reply is not in it): kept as it was.
+        let other = Turn { user: "something else".into(), ..turn("[tool Bash: ls]\nNothing to do here.") };
+        assert_eq!(put(&mut store, &other, SameKey::Grow), Outcome::Duplicate);
+        // The rollout: its wording of the prompt, the tool calls, the reply.
+        let rollout = Turn { user: "fix it".into(), ..turn("[tool Bash: cargo test]\n[result: ok]\nDone.") };
+        assert_eq!(put(&mut store, &rollout, SameKey::Grow), Outcome::Updated);
+        let (user, text): (String, String) = store
+            .conn
+            .query_row("SELECT user_text, assistant_text FROM turns", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!((user.as_str(), text.as_str()), ("fix it", "[tool Bash: cargo test]\n[result: ok]\nDone."));
+        assert_eq!(put(&mut store, &notify, SameKey::Grow), Outcome::Duplicate, "notify again changes nothing");
+        assert_eq!(crate::store::check::check(&store).unwrap(), vec![]);
     }
 }

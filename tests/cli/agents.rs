@@ -249,6 +249,104 @@ fn init_codex_adds_a_server_table_keeps_the_users_notify_program_and_runs_it_aft
     assert_eq!(backups(&config).len(), 1);
 }
 
+/// A fake `codex` on PATH that answers `codex --version` as Codex does
+/// (`codex-cli 0.130.0`, clap's version line of codex-rs/cli): which
+/// version ragger wires for is our own logic under test, not Codex.
+fn with_codex(env: &mut Env, version: &str) {
+    let bin = env.path("codex-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("codex");
+    std::fs::write(&script, format!("#!/bin/sh\n[ \"$1\" = --version ] && echo 'codex-cli {version}'\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = env
+        .extra_env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| std::env::var("PATH").unwrap_or_default());
+    env.extra_env.retain(|(k, _)| k != "PATH");
+    env.extra_env.push(("PATH".into(), format!("{}:{path}", bin.display())));
+}
+
+/// Shape: ~/.codex/hooks.json as https://developers.openai.com/codex/hooks
+/// describes it ("Where Codex looks for hooks": `~/.codex/hooks.json`;
+/// event → matcher groups → `{"type": "command", "command", "timeout",
+/// "statusMessage"}`), the root holding only `hooks`
+/// (codex-rs/config/src/hook_config.rs `HooksFile`, `deny_unknown_fields`).
+/// Codex 0.130 and later runs hooks by default, once trusted (`/hooks`).
+#[test]
+fn init_codex_registers_session_start_and_stop_in_hooks_json_beside_the_users_own_and_keeps_notify() {
+    let mut env = Env::new();
+    with_codex(&mut env, "0.140.0");
+    let hooks = home(&env, ".codex/hooks.json");
+    let config = home(&env, ".codex/config.toml");
+    let mine = read(&fixture("agents/codex-hooks.json"));
+    put(&hooks, &mine);
+    put(&config, &read(&fixture("agents/codex-config.toml")));
+
+    // --dry-run: both diffs, nothing written.
+    let r = run(user(&env, &["init", "--agent", "codex", "--dry-run"])).ok();
+    assert!(r.stdout.contains(&format!("+++ {}", hooks.display())), "{}", r.stdout);
+    assert!(r.stdout.contains("+    \"Stop\": ["), "{}", r.stdout);
+    assert_eq!(read(&hooks), mine);
+
+    let r = run(user(&env, &["init", "--agent", "codex"])).ok();
+    assert!(
+        r.stdout.contains(&format!("changed {}: SessionStart hook added; Stop hook added", hooks.display())),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("`/hooks` in Codex"), "the trust step is named: {}", r.stdout);
+    let command = format!("{} --config {} hook codex", exe().display(), user_config(&env).display());
+    let before: Value = serde_json::from_str(&mine).unwrap();
+    let mut after = json(&hooks);
+    assert_eq!(keys(&after), ["hooks"], "Codex refuses any other key at the root");
+    for event in ["SessionStart", "Stop"] {
+        let groups = after["hooks"][event].as_array_mut().unwrap();
+        let ours = groups.pop().unwrap();
+        assert_eq!(ours, serde_json::json!({"hooks": [{"type": "command", "command": command}]}), "{event}");
+        if groups.is_empty() {
+            after["hooks"].as_object_mut().unwrap().remove(event);
+        }
+    }
+    assert_eq!(after, before, "the user's hooks are kept as they were");
+    assert_eq!(read(&backups(&hooks)[0]), mine);
+    // notify stays, once: the file is valid TOML with one notify key.
+    let text = read(&config);
+    assert_eq!(text.lines().filter(|l| l.starts_with("notify")).count(), 1, "{text}");
+    let parsed: toml::Value = text.parse().unwrap();
+    assert_eq!(parsed["notify"][3].as_str(), Some("hook"), "{text}");
+
+    // Idempotent.
+    let (h, c) = (read(&hooks), read(&config));
+    let r = run(user(&env, &["init", "--agent", "codex"])).ok();
+    assert!(r.stdout.contains("nothing to change"), "{}", r.stdout);
+    assert_eq!((read(&hooks), read(&config)), (h, c));
+    assert_eq!(backups(&hooks).len(), 1);
+}
+
+#[test]
+fn init_codex_for_a_codex_without_hooks_keeps_notify_alone() {
+    let mut env = Env::new();
+    with_codex(&mut env, "0.98.0");
+    let r = run(user(&env, &["init", "--agent", "codex"])).ok();
+    assert!(
+        r.stdout.contains("Codex 0.98.0 has no hooks (they came in 0.114.0): notify stores the turns"),
+        "{}",
+        r.stdout
+    );
+    assert!(!home(&env, ".codex/hooks.json").exists());
+    let parsed: toml::Value = read(&home(&env, ".codex/config.toml")).parse().unwrap();
+    assert_eq!(parsed["notify"][4].as_str(), Some("codex"));
+    // Codex 0.114 to 0.129: hooks written, and the flag they need named.
+    let mut env = Env::new();
+    with_codex(&mut env, "0.120.0");
+    let r = run(user(&env, &["init", "--agent", "codex"])).ok();
+    assert!(r.stdout.contains("Codex 0.120.0 runs hooks only with `[features] codex_hooks = true`"), "{}", r.stdout);
+    assert!(home(&env, ".codex/hooks.json").exists());
+}
+
 // ---- 2. failures show ------------------------------------------------------
 
 /// Claude Code: exit 0 shows nothing; exit 2 blocks; any other code is a
@@ -345,7 +443,8 @@ fn doctor_names_each_missing_or_stale_piece_of_the_wiring_with_the_command_that_
     assert_eq!(line, "ok   claude code   SessionStart hook, Stop hook, SessionEnd hook, MCP server run this binary");
 
     // Codex installed, its config without ragger: said, not failed; half
-    // wired (notify only): the server is named.
+    // wired (notify only): the server and the hooks are named.
+    with_codex(&mut env, "0.98.0");
     put(&home(&env, ".codex/config.toml"), &read(&fixture("agents/codex-config.toml")));
     let line = doctor_line(&env, "codex");
     assert!(line.starts_with("ok") && line.contains("not wired to ragger; `ragger init --agent codex`"), "{line}");
@@ -355,7 +454,10 @@ fn doctor_names_each_missing_or_stale_piece_of_the_wiring_with_the_command_that_
     let line = doctor_line(&env, "codex");
     assert!(line.starts_with("FAIL") && line.contains("no [mcp_servers.ragger] in"), "{line}");
     run(user(&env, &["init", "--agent", "codex"])).ok();
-    assert_eq!(doctor_line(&env, "codex"), "ok   codex         notify, MCP server run this binary");
+    assert_eq!(
+        doctor_line(&env, "codex"),
+        "ok   codex         notify, MCP server run this binary; Codex 0.98.0 has no hooks (they came in 0.114.0)"
+    );
 
     // The cron line, and when the last pass started.
     with_crontab(&mut env, "MAILTO=me\n# ragger\n*/20 * * * * /usr/bin/ragger housekeeping\n");
@@ -374,4 +476,49 @@ fn doctor_names_each_missing_or_stale_piece_of_the_wiring_with_the_command_that_
     for n in ["last hook", "claude code", "codex", "schedule"] {
         assert!(names.contains(&n), "{names:?}");
     }
+}
+
+/// Codex's trust of a hook it runs: `[hooks.state."FILE:EVENT:GROUP:HANDLER"]`
+/// with `trusted_hash` in ~/.codex/config.toml, written by Codex when the
+/// user trusts it in `/hooks` (codex-rs/hooks/src/engine/discovery.rs
+/// `hook_key`, `hook_trust_status`; `[features] hooks` as in
+/// https://developers.openai.com/codex/hooks).
+#[test]
+fn doctor_checks_codexs_hooks_and_says_when_codex_has_not_trusted_them() {
+    let mut env = Env::new();
+    with_codex(&mut env, "0.140.0");
+    run(user(&env, &["init"])).ok();
+    let hooks = home(&env, ".codex/hooks.json");
+    put(&hooks, &read(&fixture("agents/codex-hooks.json")));
+    run(user(&env, &["init", "--agent", "codex"])).ok();
+    let line = doctor_line(&env, "codex");
+    assert!(line.starts_with("FAIL"), "{line}");
+    assert!(
+        line.contains("the SessionStart and Stop hook is not trusted in Codex yet, so Codex skips it: review and trust it with `/hooks` in Codex"),
+        "{line}"
+    );
+    // Trusted in Codex: ragger's SessionStart is the second group there
+    // (after the user's), its Stop the first.
+    let config = home(&env, ".codex/config.toml");
+    let trust = format!(
+        "\n[hooks.state.\"{h}:session_start:1:0\"]\ntrusted_hash = \"sha256:1111\"\n\n[hooks.state.\"{h}:stop:0:0\"]\ntrusted_hash = \"sha256:2222\"\n",
+        h = hooks.display()
+    );
+    put(&config, &(read(&config) + &trust));
+    assert_eq!(
+        doctor_line(&env, "codex"),
+        "ok   codex         notify, SessionStart hook, Stop hook, MCP server run this binary"
+    );
+    // Hooks turned off in Codex: a note, not a failure (notify still works).
+    put(&config, &format!("{}\n[features]\nhooks = false\n", read(&config)));
+    let line = doctor_line(&env, "codex");
+    assert!(line.starts_with("ok") && line.ends_with("hooks are off in config.toml (`[features] hooks = false`), so notify alone stores turns and sessions start without memory"), "{line}");
+    // A hook of an older binary: named, with the fix.
+    let stale = read(&hooks).replace(&exe().display().to_string(), "/opt/old/ragger");
+    put(&hooks, &stale);
+    let line = doctor_line(&env, "codex");
+    assert!(
+        line.starts_with("FAIL") && line.contains("Stop hook runs /opt/old/ragger, which does not exist"),
+        "{line}"
+    );
 }

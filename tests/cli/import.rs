@@ -448,3 +448,178 @@ fn imported_turns_go_through_captures_door_redacted_and_excluded() {
     assert_eq!(r.json()["stored"], 0, "{}", r.stdout);
     assert_eq!(r.json()["excluded"], 2, "{}", r.stdout);
 }
+
+// ---- Codex's own hooks (issue 34, item 4) ----------------------------------
+
+/// The final reply of the rollout fixture's first turn.
+const CODEX_REPLY_1: &str = "The PDF uses banker's rounding (round_dp) and the API rounds half away from zero, so totals ending in .005 differ by a cent.";
+
+/// One of Codex's own hooks, run as Codex runs it: the command with one JSON
+/// object on stdin (https://developers.openai.com/codex/hooks, "Common input
+/// fields"), serialised as codex-rs/hooks/src/schema.rs does it:
+/// `SessionStartCommandInput` {session_id, transcript_path (a string or
+/// null), cwd, hook_event_name, model, permission_mode, source} and
+/// `StopCommandInput` {session_id, turn_id, transcript_path, cwd,
+/// hook_event_name, model, permission_mode, stop_hook_active,
+/// last_assistant_message (a string or null)}.
+fn codex_hook(env: &Env, event: &str, transcript: Option<&Path>, last: Option<&str>) -> crate::support::Run {
+    let input = if event == "SessionStart" {
+        json!({
+            "session_id": CODEX_SESSION,
+            "transcript_path": transcript,
+            "cwd": "/home/dev/src/billing",
+            "hook_event_name": "SessionStart",
+            "model": "gpt-5-codex",
+            "permission_mode": "default",
+            "source": "startup",
+        })
+    } else {
+        json!({
+            "session_id": CODEX_SESSION,
+            "turn_id": "019aturn-0001",
+            "transcript_path": transcript,
+            "cwd": "/home/dev/src/billing",
+            "hook_event_name": event,
+            "model": "gpt-5-codex",
+            "permission_mode": "default",
+            "stop_hook_active": false,
+            "last_assistant_message": last,
+        })
+    };
+    env.run_stdin(&["hook", "codex"], input.to_string().as_bytes())
+}
+
+/// (user, assistant) of every stored turn of the Codex session, in the
+/// order they were first stored (a turn notify stored has the time it
+/// was stored at, not the rollout's).
+fn codex_turns(env: &Env) -> Vec<(String, String)> {
+    let mut turns = env.show(CODEX_SESSION)["turns"].as_array().unwrap().clone();
+    turns.sort_by_key(|t| t["id"].as_i64());
+    turns
+        .iter()
+        .map(|t| (t["user"].as_str().unwrap().to_string(), t["assistant"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// What `import codex` alone stores of the whole rollout fixture.
+fn rollout_alone() -> Vec<(String, String)> {
+    let env = Env::new();
+    env.run(&["import", "codex", s(&fixture("codex-rollout.jsonl"))]).ok();
+    codex_turns(&env)
+}
+
+#[test]
+fn codex_stop_hook_imports_the_rollout_turn_by_turn_with_its_tool_calls() {
+    let env = Env::new();
+    let all = lines("codex-rollout.jsonl");
+    let f = env.path("rollout-2026-11-21T14-00-00-0199a1b2.jsonl");
+    // The rollout as the first Stop finds it: turn 1's tool call written,
+    // its final reply not yet (the hook's last_assistant_message has it).
+    write_lines(&f, &all[..9]);
+    let r = codex_hook(&env, "Stop", Some(&f), Some(CODEX_REPLY_1)).ok();
+    assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("", ""), "a Stop hook that lets the turn end prints nothing");
+    let turns = codex_turns(&env);
+    assert_eq!(turns.len(), 1);
+    assert!(turns[0].1.starts_with("[tool shell: rg -n round src/invoice]\n[result: "), "{turns:?}");
+    assert!(turns[0].1.ends_with(CODEX_REPLY_1), "{turns:?}");
+    let key: String = env.sql().query_row("SELECT idem_key FROM turns", [], |r| r.get(0)).unwrap();
+    assert_eq!(key, "019aturn-0001", "the turn id, the key notify uses");
+    // The rest of the rollout, then the next Stop: turn 1 once, turn 2 added.
+    append_lines(&f, &all[9..]);
+    codex_hook(&env, "Stop", Some(&f), Some("Done: src/invoice/pdf.rs now rounds half away from zero like the API."))
+        .ok();
+    assert_eq!(codex_turns(&env), rollout_alone());
+    assert_eq!(codex_turns(&env)[0].1.matches(CODEX_REPLY_1).count(), 1);
+    codex_hook(&env, "Stop", Some(&f), None).ok();
+    assert_eq!(env.status()["turns"], 2);
+    env.assert_check();
+}
+
+/// Item 4's second half: a turn `notify` stored first (its prompt and last
+/// reply only) gets its tool-call lines when the rollout is read later,
+/// by `import codex` or by the Stop hook, once and in place.
+#[test]
+fn a_turn_notify_stored_first_gets_its_tool_calls_from_the_rollout_once() {
+    let expected = rollout_alone();
+    // Codex's notify: `{"type": "agent-turn-complete", "thread-id",
+    // "turn-id", "cwd", "input-messages", "last-assistant-message"}`
+    // (codex-rs/hooks/src/legacy_notify.rs; docs/config.md "notify").
+    let prompt = "Why does invoice rounding differ between the PDF and the API?";
+    // The third: notify's text inputs worded otherwise than the rollout's
+    // prompt (a second text input): the rollout's copy still completes it.
+    for (via_hook, inputs) in
+        [(false, vec![prompt]), (true, vec![prompt]), (false, vec![prompt, "(screenshot attached)"])]
+    {
+        let notify = json!({
+            "type": "agent-turn-complete",
+            "thread-id": CODEX_SESSION,
+            "turn-id": "019aturn-0001",
+            "cwd": "/home/dev/src/billing",
+            "input-messages": inputs,
+            "last-assistant-message": CODEX_REPLY_1,
+        });
+        let env = Env::new();
+        env.run(&["hook", "codex", &notify.to_string()]).ok();
+        assert_eq!(codex_turns(&env), [(inputs.join("\n"), CODEX_REPLY_1.to_string())]);
+        let f = env.path("rollout.jsonl");
+        write_lines(&f, &lines("codex-rollout.jsonl"));
+        if via_hook {
+            codex_hook(&env, "Stop", Some(&f), None).ok();
+        } else {
+            let r = env.run(&["import", "codex", s(&f), "--json"]).ok().json();
+            assert_eq!(
+                (r["stored"].as_u64(), r["updated"].as_u64(), r["duplicates"].as_u64()),
+                (Some(1), Some(1), Some(0))
+            );
+        }
+        let turns = codex_turns(&env);
+        assert_eq!(turns, expected, "via the Stop hook: {via_hook}, notify's inputs {inputs:?}");
+        assert_eq!(turns[0].1.matches("[tool shell: rg -n round").count(), 1, "{turns:?}");
+        assert_eq!(turns[0].1.matches(CODEX_REPLY_1).count(), 1, "{turns:?}");
+        // Read again: nothing changes.
+        let r = env.run(&["import", "codex", s(&fixture("codex-rollout.jsonl")), "--json"]).ok().json();
+        assert_eq!((r["stored"].as_u64(), r["updated"].as_u64()), (Some(0), Some(0)));
+        assert_eq!(codex_turns(&env), expected);
+        env.assert_check();
+    }
+}
+
+#[test]
+fn codex_session_start_hook_hands_codex_the_projects_memory() {
+    let server = summary_server();
+    let env = Env::new().with_server(&server);
+    // No database yet: nothing to say, and none created.
+    let r = codex_hook(&env, "SessionStart", None, None).ok();
+    assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("", ""));
+    assert!(!env.db().exists());
+    env.run(&["import", "codex", s(&fixture("codex-rollout.jsonl"))]).ok();
+    env.run(&["summarize", "--once"]).ok();
+    let md = env.run(&["context", "--cwd", "/home/dev/src/billing"]).ok().stdout;
+    assert!(md.starts_with("## Memory of earlier sessions (project billing, from ragger)"), "{md}");
+    // codex-rs/hooks/src/schema.rs `SessionStartCommandOutputWire`:
+    // `hookSpecificOutput` {hookEventName: "SessionStart", additionalContext}.
+    let out = codex_hook(&env, "SessionStart", Some(&fixture("codex-rollout.jsonl")), None).ok().json();
+    assert_eq!(out, json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": md}}));
+}
+
+/// Codex shows a hook that exits with any code but 0 and 2 as failed;
+/// 2 from a Stop hook would make Codex continue the turn with stderr as the
+/// prompt (codex-rs/hooks/src/events/stop.rs `parse_completed`).
+#[test]
+fn a_failing_codex_stop_hook_exits_1_with_one_line_and_no_transcript_is_not_a_failure() {
+    let env = Env::new();
+    env.capture("s0", "u", "a", &[]).ok();
+    let r = codex_hook(&env, "Stop", Some(&env.path("gone.jsonl")), Some("x")).code(1);
+    assert_eq!(r.stdout, "");
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.starts_with("ragger: hook codex: ") && r.stderr.contains("gone.jsonl"), "{}", r.stderr);
+    assert_eq!(env.status()["last_hook_failure"]["agent"], "codex");
+    // An ephemeral session has no rollout (`transcript_path: null`).
+    let env = Env::new();
+    let r = codex_hook(&env, "Stop", None, Some("x")).ok();
+    assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("", ""));
+    assert!(!env.db().exists());
+    // Events ragger does not register change nothing.
+    let r = codex_hook(&env, "UserPromptSubmit", None, None).ok();
+    assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("", ""));
+}
