@@ -11,6 +11,9 @@
 //!   only in live every-turn mode;
 //! - lexical novelty: how few of the content words (stemmed to their first
 //!   five letters) of the turns on both sides of the gap are shared;
+//! - the turn's own shift: how far the new turn's vector lies from the one
+//!   before, and how many of the user's content words the two turns before
+//!   do not have (a new request names new things; a follow-up refers back);
 //! - the dialogue act: a user who answers the assistant's question (the
 //!   reply ended in "?", the user's message is no question and no
 //!   greeting) continues its topic, and so does a message without a word of
@@ -36,7 +39,7 @@ mod score;
 #[cfg(test)]
 mod tests;
 
-pub use score::{has_substance, judge, Score, Verdict, CONTEXT, RELATIVE, WINDOW};
+pub use score::{has_substance, judge, Score, Verdict, ADJACENT_WEIGHT, CONTEXT, NOVELTY_WEIGHT, RELATIVE, WINDOW};
 
 pub use crate::config::Segmenter;
 

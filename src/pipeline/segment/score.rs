@@ -13,6 +13,12 @@
 //!   only beside its neighbours);
 //! - `lexical_weight` times the lexical novelty (how few content words the
 //!   turns on both sides share);
+//! - [`ADJACENT_WEIGHT`] times 1 minus the cosine of the two turns next to
+//!   the gap alone (the new turn itself reads differently, not only the
+//!   blocks around it);
+//! - [`NOVELTY_WEIGHT`] times the share of the user's content words that
+//!   the two turns before do not have: a new request names new things, a
+//!   follow-up refers back to what was said ("does it", "that one");
 //! - `question_weight` when the user asks a question of their own (a new
 //!   request: not an answer to the assistant, which never opens a
 //!   segment), `cue_weight` when the user announces a new topic or greets,
@@ -32,7 +38,8 @@
 //! - the running segment has at least `segment_min_turns` turns.
 //!
 //! An overwhelming shift (signal at least `segment_strong`) needs no
-//! minimum length. No local peak is asked for: the minimum length already
+//! minimum length; it must still reach the threshold (in a session where
+//! every turn reads differently, its strongest shift sets the bar). No local peak is asked for: the minimum length already
 //! keeps a shift smeared over two gaps from splitting twice, and task
 //! dialogue changes its request at consecutive turns. The rule is judged per gap with what is
 //! known: the past always, the following turns where they are captured
@@ -56,6 +63,12 @@ pub const CONTEXT: usize = 10;
 pub const SIMILARITY_WEIGHT: f32 = 2.0;
 /// The share of the strongest signal around a gap that it must reach.
 pub const RELATIVE: f32 = 0.7;
+/// Weight of the dissimilarity (1 - cosine) of the two turns next to the gap.
+pub const ADJACENT_WEIGHT: f32 = 1.0;
+/// Weight of the share of the user's content words that are new.
+pub const NOVELTY_WEIGHT: f32 = 0.6;
+/// Turns before a gap whose words a user's words are measured against.
+const RECENT: usize = 2;
 
 /// Words that acknowledge or agree and say nothing about a topic.
 const ACKNOWLEDGEMENTS: &[&str] = &[
@@ -124,8 +137,11 @@ pub struct Score {
     /// How far `similarity` lies below the peaks on both sides.
     pub depth: f32,
     pub lexical: f32,
-    /// Cosine of the two turns next to the gap alone (shown, not weighed).
+    /// Cosine of the two turns next to the gap alone.
     pub adjacent: f32,
+    /// The share of the user's content words that the [`RECENT`] turns
+    /// before the gap do not have (0 when the user has none).
+    pub novelty: f32,
     pub pause: f32,
     /// Discourse cue of the user's words (a new topic announced).
     pub cue: f32,
@@ -191,13 +207,12 @@ impl Score {
         if self.answers {
             return Verdict::Answer;
         }
-        if self.signal >= self.strong {
-            return Verdict::NewSegment;
-        }
         if self.signal < self.threshold {
             return Verdict::Weak;
         }
-        if running < min_turns {
+        // An overwhelming shift is exempt from the minimum length only: it
+        // is still judged against the session around it.
+        if running < min_turns && self.signal < self.strong {
             return Verdict::TooShort;
         }
         Verdict::NewSegment
@@ -230,11 +245,14 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     }
     let sims: Vec<f32> = (0..n).map(|i| if i == 0 { 0.0 } else { gap_similarity(&vectors, i) }).collect();
     let words: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.text.as_str()])).collect();
+    let users: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.user.as_str()])).collect();
     let mut out: Vec<Option<Score>> = vec![None];
     for i in 1..n {
         let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));
         let depth = peak(&sims, i, -1, lo, hi) + peak(&sims, i, 1, lo, hi) - 2.0 * sims[i];
         let lexical = block_novelty(&words, i);
+        let adjacent = cosine(vectors[i - 1], vectors[i]);
+        let novelty = user_novelty(&users[i], &words[i.saturating_sub(RECENT)..i]);
         // A greeting opens a conversation: it answers nothing and needs no
         // word of substance (sessions that join conversations start one with "hi").
         let greeting = greets(&turns[i].user);
@@ -247,12 +265,20 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
         // A question of the user's own is a new request (an answer to the
         // assistant is none, and a message without substance opens nothing).
         let question = if substance && !answers && is_question(&turns[i].user) { s.question_weight } else { 0.0 };
-        let signal = depth + SIMILARITY_WEIGHT * (1.0 - sims[i]) + s.lexical_weight * lexical + cue + question + pause;
+        let signal = depth
+            + SIMILARITY_WEIGHT * (1.0 - sims[i])
+            + s.lexical_weight * lexical
+            + ADJACENT_WEIGHT * (1.0 - adjacent)
+            + NOVELTY_WEIGHT * novelty
+            + cue
+            + question
+            + pause;
         out.push(Some(Score {
             similarity: sims[i],
             depth,
             lexical,
-            adjacent: cosine(vectors[i - 1], vectors[i]),
+            adjacent,
+            novelty,
             pause,
             cue,
             question,
@@ -314,6 +340,16 @@ pub(super) fn block_novelty(words: &[HashSet<String>], i: usize) -> f32 {
     let right = union(&words[i..(i + WINDOW).min(words.len())]);
     let smaller = left.len().min(right.len()).max(1);
     1.0 - left.intersection(&right).count() as f32 / smaller as f32
+}
+
+/// The share of `user`'s stems that none of the `recent` turns has (0
+/// when `user` has none: a message without content words names nothing new).
+pub(super) fn user_novelty(user: &HashSet<String>, recent: &[HashSet<String>]) -> f32 {
+    if user.is_empty() {
+        return 0.0;
+    }
+    let new = user.iter().filter(|w| !recent.iter().any(|r| r.contains(*w))).count();
+    new as f32 / user.len() as f32
 }
 
 /// Words that carry the topic: stop words and words under three letters

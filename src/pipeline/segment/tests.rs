@@ -1,4 +1,4 @@
-use super::score::Verdict;
+use super::score::{stems, user_novelty, Verdict};
 use super::*;
 
 /// The settings of the default config.
@@ -187,6 +187,11 @@ fn a_segment_needs_its_minimum_length_unless_the_shift_is_overwhelming() {
     // An overwhelming shift may leave a segment of one turn.
     let strong = Score { signal: 4.1, ..sc };
     assert_eq!(strong.verdict(1, s.min_turns), Verdict::NewSegment);
+    // But it is exempt from the minimum length only: below the session's
+    // threshold (beside a stronger shift) it continues.
+    let beside = Score { threshold: 4.5, ..strong };
+    assert_eq!(beside.verdict(1, s.min_turns), Verdict::Weak);
+    assert_eq!(beside.verdict(5, s.min_turns), Verdict::Weak);
     // A longer minimum holds a shift back longer.
     assert_eq!(sc.verdict(2, 3), Verdict::TooShort);
 
@@ -217,16 +222,17 @@ fn the_threshold_adapts_to_the_sessions_own_signal() {
     // A gap above the floor but below RELATIVE times the strongest shift
     // around it (a follow-up beside a change of conversation) does not
     // split; the same gap where nothing around shifts more does.
+    let (signal, strongest) = (s.floor + 0.2, (s.floor + 1.0) / RELATIVE);
     let beside = Score {
-        signal: 3.0,
-        strongest: 5.0,
-        threshold: s.floor.max(RELATIVE * 5.0),
+        signal,
+        strongest,
+        threshold: s.floor.max(RELATIVE * strongest),
         strong: s.strong,
         substance: true,
         ..Score::default()
     };
     assert_eq!(beside.verdict(4, s.min_turns), Verdict::Weak);
-    let alone = Score { strongest: 3.0, threshold: s.floor.max(RELATIVE * 3.0), ..beside };
+    let alone = Score { strongest: signal, threshold: s.floor.max(RELATIVE * signal), ..beside };
     assert_eq!(alone.verdict(4, s.min_turns), Verdict::NewSegment);
 
     // judge() sets the threshold from the gaps around that could open a
@@ -361,8 +367,8 @@ fn a_pause_raises_the_signal_but_is_not_a_boundary_alone() {
     let s = settings();
     let mut turns = session(&[
         ("restic backup of /srv", &BACKUP),
-        ("restic backup of /srv again", &BACKUP),
-        ("restic backup of /srv again", &BACKUP),
+        ("restic backup of /srv", &BACKUP),
+        ("restic backup of /srv", &BACKUP),
     ]);
     turns[2].at += 600 * 60_000;
     let judged = judge(&turns, &s).unwrap();
@@ -435,4 +441,66 @@ fn missing_vectors_give_no_scores() {
     turns[1].vector = None;
     assert!(judge(&turns, &s).is_none());
     assert_eq!(judge(&turns[..0], &s), Some(vec![]));
+}
+
+#[test]
+fn a_new_request_names_new_words_and_a_follow_up_refers_back() {
+    let recent = [stems(["restic backup of /srv every night"]), stems(["check that restic backup restores"])];
+    // Every content word of the follow-up was said in the turns before.
+    assert_eq!(user_novelty(&stems(["does the restic backup restore it?"]), &recent), 0.0);
+    assert_eq!(user_novelty(&stems(["what flour suits a rye loaf?"]), &recent), 1.0);
+    assert_eq!(user_novelty(&stems(["restic for a rye loaf?"]), &recent), 2.0 / 3.0);
+    // A message without content words names nothing new.
+    assert_eq!(user_novelty(&stems(["is it?"]), &recent), 0.0);
+
+    // With the same vectors (halfway to another subject), the new request
+    // splits and the follow-up does not.
+    let s = settings();
+    let half = [0.7, 0.7, 0.0];
+    let texts = |last: &str| {
+        session(&[
+            ("restic backup of /srv every night", &BACKUP),
+            ("restic backup repository encrypted", &BACKUP),
+            ("check that restic backup restores", &BACKUP),
+            (last, &half),
+            (last, &half),
+        ])
+    };
+    let (new, back) = ("what flour suits a rye loaf?", "does the restic backup restore it?");
+    let (asked, followed) = (judge(&texts(new), &s).unwrap()[3].unwrap(), judge(&texts(back), &s).unwrap()[3].unwrap());
+    assert!(asked.novelty == 1.0 && followed.novelty == 0.0, "{asked:?} {followed:?}");
+    assert!(asked.signal - followed.signal >= NOVELTY_WEIGHT - 1e-4, "{asked:?} {followed:?}");
+    assert_eq!(boundaries(&texts(new), &s), [3]);
+    assert_eq!(boundaries(&texts(back), &s), Vec::<usize>::new(), "{followed:?}");
+}
+
+#[test]
+fn the_signal_is_the_sum_that_verbose_explains() {
+    // Each part of the signal is kept in the score, so `-v` can say how a
+    // decision came about: the adjacent turns' shift is weighed too.
+    let s = settings();
+    let turns = session(&[
+        ("restic backup of /srv every night", &BACKUP),
+        ("restic backup repository encrypted", &[0.9, 0.3, 0.1]),
+        ("sourdough bread comes out dense", &BREAD),
+        ("what about income taxes?", &[0.3, 0.2, 0.9]),
+        ("sourdough bread hydration", &[0.1, 0.95, 0.2]),
+    ]);
+    let judged = judge(&turns, &s).unwrap();
+    for (i, sc) in judged.iter().enumerate().skip(1) {
+        let sc = sc.unwrap();
+        let adjacent = cosine(turns[i - 1].vector.as_deref().unwrap(), turns[i].vector.as_deref().unwrap());
+        assert!((sc.adjacent - adjacent).abs() < 1e-6, "{sc:?}");
+        let sum = sc.depth
+            + super::score::SIMILARITY_WEIGHT * (1.0 - sc.similarity)
+            + s.lexical_weight * sc.lexical
+            + ADJACENT_WEIGHT * (1.0 - sc.adjacent)
+            + NOVELTY_WEIGHT * sc.novelty
+            + sc.cue
+            + sc.question
+            + sc.pause;
+        assert!((sum - sc.signal).abs() < 1e-5, "gap {i}: {sum} != {sc:?}");
+    }
+    // Two turns far apart in vectors shift more than two close ones.
+    assert!(judged[2].unwrap().adjacent < judged[1].unwrap().adjacent, "{judged:?}");
 }
