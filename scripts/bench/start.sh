@@ -145,16 +145,16 @@ hf --export-json "$w/shell.json" "${args[@]}"
 # what it reads.
 : >"$w/ir.tsv"
 if command -v valgrind >/dev/null && command -v faketime >/dev/null; then
-  ir() { # NAME COMMAND...: the instructions of one run
-    local name=$1; shift
-    faketime -f '+0 x0.01' valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>"$w/cg.err" >/dev/null ||
+  ir() { # NAME STDIN COMMAND...: the instructions of one run
+    local name=$1 input=$2; shift 2
+    faketime -f '+0 x0.01' valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" <"$input" 2>"$w/cg.err" >/dev/null ||
       die "callgrind $name: $(tail -3 "$w/cg.err")"
-    printf '%s\t%s\n' "$name" "$(sed -n 's/.*Collected : //p' "$w/cg.err")" >>"$w/ir.tsv"
+    printf '%s\t%s\n' "$name" "$(sed -n 's/.*Collected : //p' "$w/cg.err" | tail -1)" >>"$w/ir.tsv"
   }
   for n in "${names[@]}"; do
-    ir "$n: capture" sh -c "exec $w/bin/$n --config $w/capture.toml --db $w/hook-$n.db capture --session bench-s2 --project bench --user '$user' --assistant '$asst'"
+    ir "$n: capture" /dev/null "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" capture --session bench-s2 --project bench --user "$user" --assistant "$asst"
     "$w/append-$n.sh"
-    ir "$n: hook" sh -c "exec $w/bin/$n --config $w/capture.toml --db $w/hook-$n.db hook claude-code < $w/stop-$n.json"
+    ir "$n: hook" "$w/stop-$n.json" "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" hook claude-code
   done
 fi
 for n in "${names[@]}"; do
@@ -189,7 +189,7 @@ print(f"| hook claude-code, Stop, one new turn of a growing 40-turn session (thr
 print(f"| capture (through the shell, beside the hook) | " + " | ".join(cell(f"{n}: capture (shell)") for n in names) + " | |")
 print()
 if ir:
-    print("Instructions of one run (callgrind, each through `sh -c` and `faketime`, which add the same to both):\n")
+    print("Instructions of one run (callgrind, the clock slowed by `faketime` for both):\n")
     print("| Command | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(names))
     for c in ("capture", "hook"):
