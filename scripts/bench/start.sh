@@ -98,39 +98,24 @@ for n in "${names[@]}"; do
 done
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
-# The hook: a Claude Code transcript of 200 turns, imported; before each
-# timed run one turn is appended (not timed), so every run stores one turn.
-gen() { # N FILE FIRST
-  python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-n, path, first = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-base = dict(isSidechain=False, userType="external", cwd="/home/dev/src/bench", sessionId="bench-session", version="2.0.31", gitBranch="main")
-with open(path, "a") as f:
-    for i in range(first, first + n):
-        ts = f"2026-11-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000Z"
-        u = f"00000000-0000-4000-8000-{i:012d}"
-        for r in [
-            dict(base, type="user", uuid=u, parentUuid=None, timestamp=ts,
-                 message=dict(role="user", content=f"Turn {i}: why does the nightly backup job {i % 97} fail?")),
-            dict(base, type="assistant", uuid=u + "-b", parentUuid=u, timestamp=ts,
-                 message=dict(role="assistant", model="m", content=[dict(type="text", text=f"The disk of host {i % 13} is full; rotate the old archives.")])),
-        ]:
-            f.write(json.dumps(r) + "\n")
-PY
-}
+# The hook: a Claude Code session as real use grows it (see
+# claude_transcript.py: prompt, thinking, three tool calls and their
+# results, the reply; about 30 KB a turn), 40 turns imported; before each
+# timed run one turn is appended and the Stop input written (not timed), so
+# every run stores one turn, as a Stop at the end of each turn does.
 for n in "${names[@]}"; do
-  gen 200 "$w/t-$n.jsonl" 0
+  python3 "$root/scripts/bench/claude_transcript.py" 40 "$w/t-$n.jsonl" 0
   "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" import claude-code "$w/t-$n.jsonl" -q
   sqlite3 "$w/hook-$n.db" 'PRAGMA wal_checkpoint(TRUNCATE);' >/dev/null
-  echo 200 >"$w/next-$n"
-  printf '{"session_id":"bench-session","transcript_path":"%s","cwd":"/home/dev/src/bench","hook_event_name":"Stop"}' "$w/t-$n.jsonl" >"$w/stop-$n.json"
+  echo 40 >"$w/next-$n"
   {
     echo '#!/usr/bin/env bash'
     echo 'set -e'
-    declare -f gen
-    echo "k=\$(cat $w/next-$n); echo \$((k + 1)) >$w/next-$n; gen 1 $w/t-$n.jsonl \$k"
+    echo "k=\$(cat $w/next-$n); echo \$((k + 1)) >$w/next-$n"
+    echo "python3 $root/scripts/bench/claude_transcript.py 1 $w/t-$n.jsonl \$k --stop $w/stop-$n.json"
   } >"$w/append-$n.sh"
   chmod +x "$w/append-$n.sh"
+  "$w/append-$n.sh"
 done
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -154,8 +139,26 @@ for n in "${names[@]}"; do
   args+=(--prepare true -n "$n: capture (shell)" "$w/bin/$n --config $w/capture.toml --db $w/hook-$n.db capture --session bench-s2 --project bench --user '$user' --assistant '$asst'")
 done
 hf --export-json "$w/shell.json" "${args[@]}"
+# 3. Instructions (callgrind, load-independent): one capture and one hook of
+# each binary. Under valgrind a process runs ~50 times slower, so the hook's
+# clock runs 100 times slower (faketime): its time budgets must not cut
+# what it reads.
+: >"$w/ir.tsv"
+if command -v valgrind >/dev/null && command -v faketime >/dev/null; then
+  ir() { # NAME STDIN COMMAND...: the instructions of one run
+    local name=$1 input=$2; shift 2
+    faketime -f '+0 x0.01' valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" <"$input" 2>"$w/cg.err" >/dev/null ||
+      die "callgrind $name: $(tail -3 "$w/cg.err")"
+    printf '%s\t%s\n' "$name" "$(sed -n 's/.*Collected : //p' "$w/cg.err" | tail -1)" >>"$w/ir.tsv"
+  }
+  for n in "${names[@]}"; do
+    ir "$n: capture" /dev/null "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" capture --session bench-s2 --project bench --user "$user" --assistant "$asst"
+    "$w/append-$n.sh"
+    ir "$n: hook" "$w/stop-$n.json" "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" hook claude-code
+  done
+fi
 for n in "${names[@]}"; do
-  got=$(sqlite3 "$w/hook-$n.db" "SELECT count(*) FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.external_id = 'bench-session';")
+  got=$(sqlite3 "$w/hook-$n.db" "SELECT count(*) FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.external_id = '6a1f0c3e-2b4d-4c8e-9f10-3d5e7a9b1c2d';")
   want=$(( $(cat "$w/next-$n") ))
   [[ $got == "$want" ]] || die "$n: the hook stored $got turns of $want"
 done
@@ -171,6 +174,7 @@ def wall(k): return res[k]["median"] * 1e3
 def cpu(k): return (res[k]["user"] + res[k]["system"]) * 1e3
 def cell(k): return f"{wall(k):.2f} ms (CPU {cpu(k):.2f} ms)"
 def verdict(v, goal): return "met" if v <= goal else f"MISSED by {(v / goal - 1) * 100:.0f}%"
+ir = dict(l.rstrip("\n").split("\t") for l in open(f"{w}/ir.tsv") if "\t" in l)
 print("## Process start and the per-turn commands (issue 35)\n")
 print(f"_Measured by `scripts/bench/start.sh` ({runs} runs of each command after 20 warm-ups), "
       f"ragger {rev}, load average {load} when it started ({cores} cores)._\n")
@@ -181,9 +185,17 @@ print("|---|" + "---|" * (len(names) + 1))
 print(f"| capture (one turn) | " + " | ".join(cell(f"{n}: capture") for n in names) + f" | insert: {cell('sqlite3: insert')} |")
 print(f"| --version | " + " | ".join(cell(f"{n}: --version") for n in names) + f" | {cell('sqlite3: --version')} |")
 print(f"| idle housekeeping tick | " + " | ".join(cell(f"{n}: idle housekeeping") for n in names) + " | |")
-print(f"| hook claude-code, Stop, one new turn (through the shell) | " + " | ".join(cell(f"{n}: hook claude-code (Stop)") for n in names) + " | |")
+print(f"| hook claude-code, Stop, one new turn of a growing 40-turn session (through the shell) | " + " | ".join(cell(f"{n}: hook claude-code (Stop)") for n in names) + " | |")
 print(f"| capture (through the shell, beside the hook) | " + " | ".join(cell(f"{n}: capture (shell)") for n in names) + " | |")
 print()
+if ir:
+    print("Instructions of one run (callgrind, the clock slowed by `faketime` for both):\n")
+    print("| Command | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for c in ("capture", "hook"):
+        print(f"| {c} | " + " | ".join(f"{int(ir[f'{n}: {c}']):,}" for n in names) + " |")
+    print("| hook / capture | " + " | ".join(f"{int(ir[f'{n}: hook']) / int(ir[f'{n}: capture']):.2f}" for n in names) + " |")
+    print()
 print(f"| Ratio | " + " | ".join(f"{n}: wall / CPU" for n in names) + " | Goal | Verdict (" + names[-1] + ", wall / CPU) |")
 print("|---|" + "---|" * (len(names) + 2))
 rows = [

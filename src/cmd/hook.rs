@@ -7,7 +7,6 @@
 //! Code shows it as a non-blocking hook error; 2 would block), recorded in
 //! the state folder for `status` and `doctor` (`crate::hook_failure`).
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -116,51 +115,58 @@ fn run_then(argv: &[String], payload: Option<&str>) {
 
 /// The hook input on stdin: read until its end, or until it holds one
 /// complete JSON value, for at most `STDIN_WAIT` and `MAX_INPUT` bytes.
+/// Each read waits in `poll(2)` for what is left of the time (no reader
+/// thread: starting one cost a capture's tenth).
 fn read_stdin(started: Instant) -> Result<String> {
-    use std::sync::mpsc::{channel, RecvTimeoutError};
     let until = started + STDIN_WAIT;
-    let (tx, rx) = channel::<std::io::Result<Vec<u8>>>();
-    // A reader thread, so that waiting is bounded; one left blocked on a
-    // pipe that is never closed ends with the process.
-    std::thread::spawn(move || {
-        let mut stdin = std::io::stdin().lock();
-        let mut buf = vec![0u8; 64 << 10];
-        loop {
-            match stdin.read(&mut buf) {
-                Ok(n) => {
-                    if tx.send(Ok(buf[..n].to_vec())).is_err() || n == 0 {
-                        return;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    return;
-                }
-            }
-        }
-    });
     let mut input = Vec::new();
+    let mut buf = vec![0u8; 64 << 10];
     loop {
-        match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
-            Ok(Ok(chunk)) if chunk.is_empty() => break,
-            Ok(Ok(chunk)) => {
-                input.extend_from_slice(&chunk);
-                if input.len() as u64 > MAX_INPUT {
-                    anyhow::bail!("the hook input on stdin is larger than {} KiB", MAX_INPUT >> 10);
-                }
-                // One whole JSON value: no need to wait for the end of the input.
-                if serde_json::from_slice::<serde::de::IgnoredAny>(&input).is_ok() {
-                    break;
-                }
+        let left = until.saturating_duration_since(Instant::now());
+        let mut fd = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
+        // Rounded up: a wait of 0.4 ms is not no wait.
+        let ms = i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+        // SAFETY: one valid pollfd, its count 1.
+        let ready = unsafe { libc::poll(&mut fd, 1, ms) };
+        if ready < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
             }
-            Ok(Err(e)) => return Err(e).context("reading the hook input on stdin"),
-            Err(RecvTimeoutError::Timeout) => anyhow::bail!(
+            return Err(e).context("waiting for the hook input on stdin");
+        }
+        if ready == 0 {
+            anyhow::bail!(
                 "no complete hook input on stdin within {} ms ({} bytes read)",
                 STDIN_WAIT.as_millis(),
                 input.len()
-            ),
-            Err(RecvTimeoutError::Disconnected) => break,
+            );
+        }
+        // Readable, at its end, or failed: the read says which, without
+        // blocking (poll said so).
+        // SAFETY: `buf` is valid for `buf.len()` bytes.
+        let n = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if matches!(e.kind(), std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock) {
+                continue;
+            }
+            // No stdin at all reads as an empty one, as Rust's own stdin does.
+            if e.raw_os_error() == Some(libc::EBADF) {
+                break;
+            }
+            return Err(e).context("reading the hook input on stdin");
+        }
+        if n == 0 {
+            break;
+        }
+        input.extend_from_slice(&buf[..n as usize]);
+        if input.len() as u64 > MAX_INPUT {
+            anyhow::bail!("the hook input on stdin is larger than {} KiB", MAX_INPUT >> 10);
+        }
+        // One whole JSON value: no need to wait for the end of the input.
+        if serde_json::from_slice::<serde::de::IgnoredAny>(&input).is_ok() {
+            break;
         }
     }
     String::from_utf8(input).map_err(|e| anyhow!("the hook input on stdin is not UTF-8: {e}"))
@@ -265,27 +271,28 @@ fn import_transcript(
     let agent = format.name();
     // A regular file only, opened without waiting, before anything else.
     let end = open_regular(path)?.metadata()?.len();
-    let door = crate::capture::Door::new(&ctx.config)?;
-    let later = Entry::Transcript {
-        format: agent.to_string(),
-        path: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
-        tail,
-        fallback_session: session.clone(),
-        last_message: last_message.as_deref().map(|m| door.redact_text(m)),
-        end,
-    };
-    let Some(mut store) = open_store(ctx)? else {
-        return spool(ctx, &later, "the database is busy");
-    };
     let opts = Options {
         dry_run: false,
         max_field_bytes: ctx.config.capture.max_field_bytes,
         tail,
         fallback_session: session,
-        door,
+        door: crate::capture::Door::new(&ctx.config)?,
         last_message,
         limits: Some(Limits { max_bytes: MAX_READ, max_turns: MAX_TURNS, deadline: started + READ_UNTIL }),
         end: None,
+    };
+    // What the next run stores when this one cannot (made only then: the
+    // reply is redacted for its file).
+    let later = || Entry::Transcript {
+        format: agent.to_string(),
+        path: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        tail,
+        fallback_session: opts.fallback_session.clone(),
+        last_message: opts.last_message.as_deref().map(|m| opts.door.redact_text(m)),
+        end,
+    };
+    let Some(mut store) = open_store(ctx)? else {
+        return spool(ctx, &later(), "the database is busy");
     };
     let quiet = ctx.quiet();
     let mut warn = |m: String| {
@@ -295,11 +302,11 @@ fn import_transcript(
     };
     let r = match import_file(&mut store, path, format, &opts, &mut warn) {
         Ok(r) => r,
-        Err(e) if is_busy(&e) => return spool(ctx, &later, "the database is busy"),
+        Err(e) if is_busy(&e) => return spool(ctx, &later(), "the database is busy"),
         Err(e) => return Err(e),
     };
     if r.unread_bytes > 0 {
-        spool(ctx, &later, "the transcript is longer than a hook reads")?;
+        spool(ctx, &later(), "the transcript is longer than a hook reads")?;
     }
     if ctx.verbose() > 0 {
         eprintln!(

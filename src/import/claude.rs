@@ -30,7 +30,7 @@ impl ClaudeParser {
         self.state.skip(what);
     }
 
-    fn start_turn(&mut self, rec: &Value, prompt: String, line: &Line<'_>) {
+    fn start_turn(&mut self, rec: &Record, prompt: String, line: &Line<'_>) {
         if let Some(t) = self.state.current.take() {
             self.state.done.push(t);
         }
@@ -60,6 +60,67 @@ impl ClaudeParser {
             start: line.offset,
             start_line: line.no,
         });
+    }
+}
+
+/// The fields of a record the parser reads. The others (`toolUseResult`,
+/// which repeats a tool's whole output, the usage, file snapshots) are
+/// skipped as they are parsed, not built into a tree: most of a
+/// transcript's bytes are in them.
+#[derive(Default, serde::Deserialize)]
+struct Record {
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    #[serde(rename = "isSidechain")]
+    is_sidechain: Option<Value>,
+    #[serde(rename = "isMeta")]
+    is_meta: Option<Value>,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: Option<Value>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<Value>,
+    cwd: Option<Value>,
+    timestamp: Option<Value>,
+    uuid: Option<Value>,
+    message: Option<Value>,
+}
+
+impl Record {
+    /// A line's record. What the fields cannot hold (not an object, a key
+    /// given twice) is read as any JSON value is, the last of two keys
+    /// winning; what is not JSON is the error.
+    fn parse(text: &str) -> Result<Record, String> {
+        if let Ok(r) = serde_json::from_str::<Record>(text) {
+            return Ok(r);
+        }
+        let v: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+        let field = |k: &str| v.get(k).filter(|f| !f.is_null()).cloned();
+        Ok(Record {
+            kind: field("type"),
+            is_sidechain: field("isSidechain"),
+            is_meta: field("isMeta"),
+            is_compact_summary: field("isCompactSummary"),
+            session_id: field("sessionId"),
+            cwd: field("cwd"),
+            timestamp: field("timestamp"),
+            uuid: field("uuid"),
+            message: field("message"),
+        })
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        match key {
+            "type" => self.kind.as_ref(),
+            "isSidechain" => self.is_sidechain.as_ref(),
+            "isMeta" => self.is_meta.as_ref(),
+            "isCompactSummary" => self.is_compact_summary.as_ref(),
+            "sessionId" => self.session_id.as_ref(),
+            "cwd" => self.cwd.as_ref(),
+            "timestamp" => self.timestamp.as_ref(),
+            "uuid" => self.uuid.as_ref(),
+            "message" => self.message.as_ref(),
+            _ => None,
+        }
     }
 }
 
@@ -112,8 +173,9 @@ pub fn tool_argument(input: &Value) -> String {
 impl Parser for ClaudeParser {
     fn feed(&mut self, line: &Line<'_>) -> Result<(), String> {
         let text = std::str::from_utf8(line.bytes).map_err(|e| format!("not valid UTF-8 ({e})"))?;
-        let rec: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
-        let Some(kind) = rec.get("type").and_then(Value::as_str) else {
+        let mut rec = Record::parse(text)?;
+        let kind = rec.kind.take();
+        let Some(kind) = kind.as_ref().and_then(Value::as_str) else {
             self.skip("untyped");
             return Ok(());
         };
@@ -125,7 +187,10 @@ impl Parser for ClaudeParser {
             self.skip("sidechain");
             return Ok(());
         }
-        let content = rec.get("message").and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
+        let content = match rec.message.take() {
+            Some(Value::Object(mut m)) => m.remove("content").unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
         if kind == "user" {
             if rec.get("isMeta").and_then(Value::as_bool) == Some(true)
                 || rec.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
@@ -248,6 +313,18 @@ mod tests {
         assert_eq!(turns[1].user, "thanks");
         assert!(!turns[1].has_text);
         assert_eq!(skipped.get("summary"), Some(&1));
+    }
+
+    #[test]
+    fn records_read_as_json_values_a_repeated_key_and_a_line_that_is_no_object() {
+        let (turns, skipped) = run(&[
+            r#"["type", "user"]"#,
+            r#"{"type":"user","uuid":"u1","sessionId":"S","message":{"role":"user","content":"first"},"message":{"role":"user","content":"second"},"toolUseResult":{"stdout":"x"}}"#,
+            r#"{"type":"assistant","uuid":"a1","message":{"content":[{"type":"text","text":"done"}]},"toolUseResult":{"file":{"content":"long"}}}"#,
+        ]);
+        assert_eq!(skipped.get("untyped"), Some(&1), "{skipped:?}");
+        assert_eq!(turns.len(), 1);
+        assert_eq!((turns[0].user.as_str(), turns[0].assistant.as_str()), ("second", "done"));
     }
 
     #[test]

@@ -175,7 +175,7 @@ pub fn import_file(
                 break;
             }
         }
-        let (end, next, terminated) = match data[pos..].iter().position(|&b| b == b'\n') {
+        let (end, next, terminated) = match memchr::memchr(b'\n', &data[pos..]) {
             Some(i) => (pos + i, pos + i + 1, true),
             None => (data.len(), data.len(), false),
         };

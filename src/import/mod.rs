@@ -240,8 +240,22 @@ impl Report {
 
 /// One short line: whitespace collapsed, at most `max` characters.
 pub fn short(text: &str, max: usize) -> String {
-    let flat = crate::display::one_line(text);
-    if flat.chars().count() <= max {
+    // Words are joined only until the line is known to be too long: a tool
+    // result can be megabytes, of which 120 characters are kept.
+    let mut flat = String::new();
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        if chars > 0 {
+            flat.push(' ');
+            chars += 1;
+        }
+        flat.push_str(word);
+        chars += word.chars().count();
+        if chars > max {
+            break;
+        }
+    }
+    if chars <= max {
         return flat;
     }
     let mut s: String = flat.chars().take(max.saturating_sub(1)).collect();
@@ -340,5 +354,13 @@ mod tests {
     fn short_collapses_and_cuts() {
         assert_eq!(short("a\n  b", 10), "a b");
         assert_eq!(short(&"x".repeat(20), 5), "xxxx…");
+        // The whole text collapsed, then cut: the same line whatever its length.
+        let long = "  ab\tcdé  fg\n".repeat(50);
+        for max in [1, 2, 3, 4, 5, 8, 9, 10, 119, 120, 121, 500, 700] {
+            let flat = crate::display::one_line(&long);
+            let want =
+                if flat.chars().count() <= max { flat } else { flat.chars().take(max - 1).chain(['…']).collect() };
+            assert_eq!(short(&long, max), want, "max {max}");
+        }
     }
 }

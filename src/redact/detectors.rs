@@ -16,6 +16,13 @@ pub(super) struct Builtin {
     pub(super) tail: usize,
     /// A run of this many base64 characters must be somewhere in the text.
     pub(super) run: usize,
+    /// A run of this many key characters (`[A-Za-z0-9_-]`, no `/` or `+`:
+    /// a path is no candidate) must be somewhere in the text.
+    pub(super) key_run: usize,
+    /// The anchor is part of a name that a `:` or `=` follows (after the
+    /// rest of the name, an optional backslash and quote, and blanks): the
+    /// shape of an assignment, which the word alone ("passes") is not.
+    pub(super) assigned: bool,
     pub(super) pattern: &'static str,
     pub(super) show: Show,
     pub(super) check: Option<Check>,
@@ -28,7 +35,7 @@ const fn rule(
     show: Show,
     check: Option<Check>,
 ) -> Builtin {
-    Builtin { kind, anchors, tail: 0, run: 0, pattern, show, check }
+    Builtin { kind, anchors, tail: 0, run: 0, key_run: 0, assigned: false, pattern, show, check }
 }
 
 impl Builtin {
@@ -38,6 +45,14 @@ impl Builtin {
     }
     const fn run(mut self, n: usize) -> Builtin {
         self.run = n;
+        self
+    }
+    const fn key_run(mut self, n: usize) -> Builtin {
+        self.key_run = n;
+        self
+    }
+    const fn assigned(mut self) -> Builtin {
+        self.assigned = true;
         self
     }
 }
@@ -163,7 +178,7 @@ pub(super) const BUILTIN: &[Builtin] = &[
         r"(?-u:\b)[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}(?-u:\b)",
         Show::Nothing,
         Some(mixed_case_and_digit),
-    ).tail(6).run(27),
+    ).tail(6).key_run(27),
     rule("telegram-bot-token", &[":aa"], r"(?:(?-u:\b)|bot)(?P<s>[0-9]{8,10}:AA[A-Za-z0-9_\-]{33})(?-u:\b)", Show::Nothing, None).tail(33),
     rule("webhook-secret", &["whsec_"], r"(?-u:\b)(?P<p>whsec_)[A-Za-z0-9+/=]{24,}", Show::PrefixAndTwo, Some(random_run)).tail(24),
     rule(
@@ -270,7 +285,7 @@ pub(super) const BUILTIN: &[Builtin] = &[
         r#"(?-u:\b)(?P<k>[A-Za-z0-9_.\-]+)\\?["']?[ \t]*(?::|=|:=|=>)[ \t]*\\?["']?(?P<s>[^\s"'`,;&<>\\]{8,})"#,
         Show::Nothing,
         None,
-    ),
+    ).assigned(),
 ];
 
 /// A run of at least 16 ASCII letters and digits that holds both: the

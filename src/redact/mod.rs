@@ -50,6 +50,8 @@ struct Detector {
     anchors: &'static [&'static str],
     tail: usize,
     run: usize,
+    key_run: usize,
+    assigned: bool,
     pattern: Cow<'static, str>,
     /// Compiled on first need: regex-lite for short texts (it compiles in
     /// microseconds; a capture is one short turn), the `regex` crate for
@@ -122,6 +124,8 @@ impl Redactor {
                     anchors: b.anchors,
                     tail: b.tail,
                     run: b.run,
+                    key_run: b.key_run,
+                    assigned: b.assigned,
                     pattern: Cow::Borrowed(b.pattern),
                     lite: OnceLock::new(),
                     full: OnceLock::new(),
@@ -141,6 +145,8 @@ impl Redactor {
                     anchors: &[],
                     tail: 0,
                     run: 0,
+                    key_run: 0,
+                    assigned: false,
                     pattern: Cow::Owned(pat.clone()),
                     lite: OnceLock::new(),
                     full: OnceLock::from(re),
@@ -193,18 +199,15 @@ impl Redactor {
     /// which a detector finds a secret: the whole run becomes one marker.
     fn redact_encoded(&self, text: &str) -> Option<(String, usize)> {
         use base64::Engine;
-        static RUN: OnceLock<BytesRegex> = OnceLock::new();
-        let re = RUN.get_or_init(|| {
-            builtin_regex(r"[A-Za-z0-9+/]{16,}(?:\r?\n[A-Za-z0-9+/]{4,})*={0,2}").expect("a valid pattern")
-        });
         let mut out = String::new();
         let mut last = 0;
         let mut n = 0;
-        for m in re.find_iter(text.as_bytes()) {
+        for m in base64_spans(text.as_bytes()) {
             if m.len() < MIN_ENCODED {
                 continue;
             }
-            let run: Vec<u8> = m.as_bytes().iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+            let run: Vec<u8> =
+                text.as_bytes()[m.clone()].iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
             let trimmed = run.strip_suffix(b"==").or_else(|| run.strip_suffix(b"=")).unwrap_or(&run);
             let Ok(bytes) = base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed) else { continue };
             let Ok(decoded) = String::from_utf8(bytes) else { continue };
@@ -214,10 +217,10 @@ impl Redactor {
             if self.redact_shapes(&decoded).1 == 0 {
                 continue;
             }
-            out.push_str(&text[last..m.start()]);
+            out.push_str(&text[last..m.start]);
             out.push_str(MARKER);
             out.push_str("base64-secret]");
-            last = m.end();
+            last = m.end;
             n += 1;
         }
         (n > 0).then(|| {
@@ -232,9 +235,9 @@ impl Redactor {
         // Anchors are looked up in the original text: a marker that an
         // earlier detector wrote never makes a later one match.
         let lower = text.to_ascii_lowercase();
-        let longest_run = longest_base64_run(text);
+        let runs = Runs::of(text);
         for d in &self.detectors {
-            if !candidate(&lower, d.anchors, d.tail, d.run, longest_run) {
+            if !candidate(&lower, d, &runs) {
                 continue;
             }
             let mut n = 0;
@@ -298,22 +301,103 @@ fn key_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
-/// Whether `lower` (the text in lower case) may hold a match: one anchor
-/// followed by `tail` key characters, and a base64 run of `run`.
-fn candidate(lower: &str, anchors: &[&str], tail: usize, run: usize, longest_run: usize) -> bool {
-    if run > longest_run {
+/// The longest runs of characters in a text that detectors ask for.
+struct Runs {
+    /// Of base64 characters, `[A-Za-z0-9+/_-]`.
+    base64: usize,
+    /// Of key characters, `[A-Za-z0-9_-]`.
+    key: usize,
+}
+
+impl Runs {
+    fn of(text: &str) -> Runs {
+        let (mut base64, mut key, mut b, mut k) = (0, 0, 0, 0);
+        for &c in text.as_bytes() {
+            let is_key = key_char(c);
+            b = if is_key || c == b'+' || c == b'/' { b + 1 } else { 0 };
+            k = if is_key { k + 1 } else { 0 };
+            base64 = base64.max(b);
+            key = key.max(k);
+        }
+        Runs { base64, key }
+    }
+}
+
+/// Whether `lower` (the text in lower case) may hold a match of `d`: one
+/// anchor followed by `tail` key characters (or by the rest of a name and
+/// `:` or `=`, for an assignment), and the runs it needs. Only a necessary
+/// condition: the regex decides.
+fn candidate(lower: &str, d: &Detector, runs: &Runs) -> bool {
+    if d.run > runs.base64 || d.key_run > runs.key {
         return false;
     }
-    if anchors.is_empty() {
+    if d.anchors.is_empty() {
         return true;
     }
     let b = lower.as_bytes();
-    anchors.iter().any(|a| {
-        lower.match_indices(a).any(|(i, _)| {
+    d.anchors.iter().any(|a| {
+        memchr::memmem::find_iter(b, a.as_bytes()).any(|i| {
             let from = i + a.len();
-            tail == 0 || (b.len() >= from + tail && b[from..from + tail].iter().all(|&c| key_char(c)))
+            if d.assigned {
+                return assignment_follows(&b[from..]);
+            }
+            d.tail == 0 || (b.len() >= from + d.tail && b[from..from + d.tail].iter().all(|&c| key_char(c)))
         })
     })
+}
+
+/// Whether `rest` (what follows an anchor inside a name) continues as the
+/// assignment pattern's name does, then reaches its operator: more name
+/// characters (`[a-z0-9_.-]`), an optional backslash and quote, blanks,
+/// then `:` or `=`.
+fn assignment_follows(rest: &[u8]) -> bool {
+    let mut i = rest.iter().take_while(|&&c| key_char(c) || c == b'.').count();
+    if rest.get(i) == Some(&b'\\') {
+        i += 1;
+    }
+    if matches!(rest.get(i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    while matches!(rest.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    matches!(rest.get(i), Some(b':' | b'='))
+}
+
+/// Where base64 may be in `text`, left to right: what the pattern
+/// `[A-Za-z0-9+/]{16,}(?:\r?\n[A-Za-z0-9+/]{4,})*={0,2}` finds, by a scan
+/// (compiling the pattern cost more than redacting a turn; paths and
+/// identifiers make such runs common).
+fn base64_spans(text: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let is = |c: &u8| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/';
+    let run = |from: usize| text[from..].iter().take_while(|c| is(c)).count();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let n = run(i);
+        if n < 16 {
+            i += n.max(1);
+            continue;
+        }
+        let start = i;
+        let mut end = i + n;
+        loop {
+            let newline = match &text[end..] {
+                [b'\r', b'\n', ..] => 2,
+                [b'\n', ..] => 1,
+                _ => break,
+            };
+            let more = run(end + newline);
+            if more < 4 {
+                break;
+            }
+            end += newline + more;
+        }
+        end += text[end..].iter().take(2).take_while(|&&c| c == b'=').count();
+        spans.push(start..end);
+        i = end;
+    }
+    spans
 }
 
 /// The longest run of base64 characters (`[A-Za-z0-9+/_-]`) in the text.

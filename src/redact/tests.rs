@@ -101,3 +101,44 @@ fn base64_of_a_secret_is_redacted_and_other_base64_is_not() {
     let harmless = base64::engine::general_purpose::STANDARD.encode("just a plain sentence, nothing secret in it");
     assert_eq!(on().redact(&harmless).1, 0);
 }
+
+#[test]
+fn the_base64_scan_finds_what_the_pattern_finds() {
+    let re = super::builtin_regex(r"[A-Za-z0-9+/]{16,}(?:\r?\n[A-Za-z0-9+/]{4,})*={0,2}").unwrap();
+    let texts = [
+        "",
+        "short abc",
+        "/home/dev/src/bench/src/backup/job_40.rs and more",
+        "QUJDREVGR0hJSktMTU5PUFFSU1RVVldY\nWVphYmNk\r\nZWZn==rest",
+        "QUJDREVGR0hJSktMTU5P\nabc\nQUJDREVGR0hJSktMTU5P===",
+        "x QUJDREVGR0hJSktMTU5P\r\n\r\nQUJD ö QUJDREVGR0hJSktMTU5PUFFS=",
+        "0123456789abcde 0123456789abcdef\n0123\n012",
+        "ünïcödé/ABCDEFGHIJKLMNOP+/==",
+    ];
+    for t in texts {
+        let want: Vec<_> = re.find_iter(t.as_bytes()).map(|m| m.range()).collect();
+        assert_eq!(super::base64_spans(t.as_bytes()), want, "{t:?}");
+    }
+}
+
+#[test]
+fn an_anchor_word_outside_an_assignment_runs_no_assignment_regex() {
+    let r = on();
+    let assignment = r.detectors.iter().find(|d| d.kind == "assignment").unwrap();
+    let runs = |t: &str| super::Runs::of(t);
+    let cand = |t: &str| super::candidate(&t.to_ascii_lowercase(), assignment, &runs(t));
+    assert!(!cand("The test suite passes. A key idea: tokens are cheap."));
+    for t in [
+        "password: CorrectHorseBatteryStaple",
+        r#"{\"db_password\": \"s3cr3t-Value-9\"}"#,
+        "export FOO_TOKEN=abcdefghijklmnop",
+        "api.key\t= 'abcdefgh12345678'",
+        "SECRET_KEY => x",
+    ] {
+        assert!(cand(t), "{t}");
+    }
+    // A path is a long base64 run, but no run of key characters.
+    let discord = r.detectors.iter().find(|d| d.kind == "discord-token").unwrap();
+    let path = "see /home/dev/src/bench/src/backup/job_40.rs.";
+    assert!(!super::candidate(&path.to_ascii_lowercase(), discord, &runs(path)));
+}

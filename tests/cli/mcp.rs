@@ -197,6 +197,49 @@ fn mcp_answers_every_request_sent_before_stdin_closes() {
     assert!(answers.iter().all(|a| a.get("result").is_some()), "{answers:?}");
 }
 
+/// Requests that take time, sent at once and stdin closed right after:
+/// each `search` loads the real embedder (tens of milliseconds or more), so
+/// most are still queued or running when the input ends. rmcp alone
+/// stopped at the end of input and dropped them (1 answer of 100 in the
+/// attack of issue 33, item 13), and of two running requests with one id
+/// it answered one. Every request gets exactly one answer with its id; the
+/// id sent twice, two.
+#[test]
+fn mcp_answers_slow_requests_still_running_when_stdin_closes_and_both_of_a_reused_id() {
+    let env = crate::search::embedded_env();
+    let mut input = handshake();
+    let search = |id: u64, query: &str| {
+        line(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": query, "limit": 3}}}))
+    };
+    for id in 1..=12 {
+        input.extend(search(id, "deadlock between two database transactions"));
+    }
+    // Id 5 again while the first id 5 is queued or running.
+    input.extend(search(5, "tuning a guitar by ear"));
+    let answers = exchange(&env, input);
+    let mut ids: Vec<i64> = answers.iter().filter_map(|a| a["id"].as_i64()).collect();
+    ids.sort();
+    let mut want: Vec<i64> = (0..=12).collect();
+    want.push(5);
+    want.sort();
+    assert_eq!(ids, want, "one answer per request, two for the reused id: {answers:?}");
+    for a in answers.iter().filter(|a| a["id"].as_i64().is_some_and(|id| id > 0)) {
+        assert_ne!(a["result"]["isError"], json!(true), "{a}");
+        let hits = a["result"]["structuredContent"]["hits"].as_array().unwrap_or_else(|| panic!("no hits: {a}"));
+        assert!(!hits.is_empty(), "{a}");
+    }
+    // The two answers to id 5 are the two searches, each its own hits.
+    let fives: Vec<&str> = answers
+        .iter()
+        .filter(|a| a["id"] == 5)
+        .map(|a| a["result"]["structuredContent"]["hits"][0]["session"].as_str().unwrap_or(""))
+        .collect();
+    let mut sorted = fives.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["db", "music"], "{answers:?}");
+}
+
 #[test]
 fn mcp_answers_bad_lines_with_parse_errors_and_runs_same_id_requests_in_turn() {
     let env = Env::new();

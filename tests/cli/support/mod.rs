@@ -56,6 +56,14 @@ impl From<Output> for Run {
     }
 }
 
+/// The `ragger` under test: this build's, or the one `RAGGER_TEST_BIN`
+/// names (to show that a regression test fails on an older build).
+pub fn binary() -> PathBuf {
+    std::env::var_os("RAGGER_TEST_BIN")
+        .filter(|b| !b.is_empty())
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_ragger")), PathBuf::from)
+}
+
 impl Env {
     /// A fresh environment with the embedder disabled (tests of the
     /// embedder enable it with `real_embedder`).
@@ -107,7 +115,7 @@ impl Env {
 
     pub fn command(&self, args: &[&str]) -> Command {
         std::fs::write(self.config_path(), &self.config).unwrap();
-        let mut c = Command::new(env!("CARGO_BIN_EXE_ragger"));
+        let mut c = Command::new(binary());
         c.args(args);
         c.env_clear();
         c.env("PATH", std::env::var_os("PATH").unwrap_or_default());
