@@ -259,8 +259,15 @@ fn a_projects_backlog_of_session_summaries_folds_in_one_call() {
     capture_topics(&env, "s3", &["db"], &["--project", "other", "--at", &at]);
     let r = env.run(&["housekeeping", "--json"]).ok().json();
     assert_eq!(r["summarized"]["l4_folds"], 2, "one fold per project: {r}");
-    let project_prompts = server.chat_requests().iter().filter(|q| q.user().contains("session summaries")).count();
-    assert_eq!(project_prompts, 1, "app's two L3s in one prompt; other's one L3 is copied");
+    // A project digest asks the model once for its topic line, over all of
+    // the project's segments; other's one L3 needs a topic line too.
+    let asked: Vec<String> = server.chat_requests().iter().map(|q| q.user()).collect();
+    let project_topics = asked
+        .iter()
+        .filter(|u| u.contains("Write its topic") && u.contains("[topic:db]") && u.contains("[topic:ui]"))
+        .count();
+    assert_eq!(project_topics, 1, "app's two L3s in one prompt: {asked:#?}");
+    assert!(asked.iter().all(|u| !u.contains("session summaries")), "no prose merge was asked: {asked:#?}");
     let conn = env.sql();
     let (l4s, l3s): (i64, i64) = conn
         .query_row(
@@ -276,6 +283,34 @@ fn a_projects_backlog_of_session_summaries_folds_in_one_call() {
         })
         .unwrap();
     assert!(first < last, "the L4's range spans both L3s: {first}-{last}");
+    env.assert_check();
+}
+
+#[test]
+fn a_project_summary_is_rewritten_from_every_segment_it_covers_newest_first() {
+    let server = topic_server();
+    let env = Env::new().with_server(&server).with_config("[summaries]\nsegmenter = \"off\"");
+    let at = minutes_ago(30);
+    capture_topics(&env, "s1", &["db", "db"], &["--project", "app", "--at", &at]);
+    env.run(&["housekeeping"]).ok();
+    capture_topics(&env, "s2", &["ui", "ui"], &["--project", "app", "--at", &at]);
+    env.run(&["housekeeping"]).ok();
+    let conn = env.sql();
+    let (content, origin, first, last): (String, String, i64, i64) = conn
+        .query_row(
+            "SELECT content, origin, first_l3_id, last_l3_id FROM summaries WHERE level = 4 AND project = 'app' AND status = 'running'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert!(first < last, "one L4 over both sessions: {first}-{last}");
+    // The second fold was given s2's L3 only; s1's came back from the rows
+    // the L4 covers, after the newer one.
+    let (ui, db) = (content.rfind("[topic:ui]").unwrap(), content.rfind("[topic:db]").unwrap());
+    assert!(ui < db, "the newest segment first, then the older one: {content}");
+    assert!(content.starts_with("Summary of [topic:"), "the model's topic line first: {content}");
+    assert_eq!(origin, "model", "the topic line and both L3s came out of the model: {content}");
+    assert!(content.split_whitespace().count() <= 250, "{content}");
     env.assert_check();
 }
 
