@@ -316,6 +316,33 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_that_keeps_too_little_of_a_rich_answer_is_refused() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let rich = L2Item {
+            id: 3,
+            user: "Should the restic repository be encrypted if the disk stays at home?".into(),
+            assistant: "restic always encrypts; keep the password in a root-only file and pass it with \
+                        --password-file so cron can run unattended."
+                .into(),
+            attempts: 0,
+            previous: None,
+        };
+        // One word of the answer ("cron") among its eleven: vague, refused twice, then extractive.
+        let vague = "The user asked if the restic repository should be encrypted; the assistant explained that it is used by cron.";
+        let model = Fixed::new(vague);
+        let (reply, origin) = summarize_turn(&model, &rich, &opts).unwrap();
+        assert_eq!(origin, "extractive", "{}", reply.text);
+        assert!(reply.text.contains("--password-file"), "{}", reply.text);
+        // The answer's key words kept: the model's sentence stands.
+        let kept = "The user asked if the restic repository should be encrypted; the assistant said restic always \
+                    encrypts and to keep the password in a root-only file for --password-file.";
+        let (reply, origin) = summarize_turn(&Fixed::new(kept), &rich, &opts).unwrap();
+        assert_eq!((origin, reply.text.as_str()), ("model", digest::clip_words(kept, digest::L2_MAX_WORDS).as_str()));
+        assert_eq!(grounding::outcome_words_needed(2), 1);
+        assert_eq!(grounding::outcome_words_needed(11), 3);
+    }
+
+    #[test]
     fn a_good_first_reply_costs_one_call_and_is_the_models() {
         let opts = PassOptions::new("me".into(), Summaries::default());
         let model = Fixed::new(GOOD);

@@ -136,6 +136,18 @@ pub(crate) fn negates<'a>(mut words: impl Iterator<Item = &'a String>) -> bool {
     words.any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") || w.ends_with("n\u{2019}t"))
 }
 
+/// How many of an answer's own words (those its request lacks) an L2
+/// sentence must keep: one in four, at least one and at most three. With
+/// decoding held to the turn's words, SmolLM2-135M wrote sentences that
+/// pass every other check and say almost nothing ("the assistant explained
+/// that it is a recommended and used by cron" of an answer naming
+/// `--password-file` and a root-only file): the L2s the model wrote rose
+/// from 52% to 90% of 40 LoCoMo turns while their facts fell (fact recall
+/// 0.243 to 0.171).
+pub fn outcome_words_needed(answer_words: usize) -> usize {
+    answer_words.div_ceil(4).clamp(1, 3)
+}
+
 /// Why a reply is bad, or `None` when it may be stored.
 pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String> {
     let grounds = Grounds::new(sources, examples);
@@ -346,8 +358,18 @@ impl Acceptance {
         }
         // Word stems mean little in scripts written without spaces.
         let spaced = !unspaced(sentence);
-        if spaced && !self.outcome.is_empty() && !content.iter().any(|w| self.outcome.contains(&stem(w))) {
-            return Some("the sentence leaves out the outcome".into());
+        if spaced && !self.outcome.is_empty() {
+            let kept: HashSet<String> = content.iter().map(|w| stem(w)).filter(|s| self.outcome.contains(s)).collect();
+            if kept.is_empty() {
+                return Some("the sentence leaves out the outcome".into());
+            }
+            if kept.len() < outcome_words_needed(self.outcome.len()) {
+                return Some(format!(
+                    "the sentence keeps too little of the outcome ({} of its {} words)",
+                    kept.len(),
+                    self.outcome.len()
+                ));
+            }
         }
         None
     }
