@@ -443,7 +443,17 @@ fn topic_line(
             settled: None,
             vocabulary: vocabulary.clone(),
         };
-        let reply = complete(model, &req)?.text;
+        // A reply the transport could not read (cut, not JSON) is a bad
+        // reply like one that fails the check, not a reason to stop the pass.
+        let reply = match complete(model, &req) {
+            Ok(r) => r.text,
+            Err(ModelError::BadReply(w)) => {
+                asking.record(retry, false);
+                why = w;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let topic = digest::topic_of(&reply).and_then(|t| match acceptance.fault(&t) {
             Some(why) => Err(why),
             None => Ok(t),

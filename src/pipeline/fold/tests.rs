@@ -647,3 +647,27 @@ fn a_project_digest_without_a_model_is_extractive_and_a_single_segment_a_copy() 
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn an_unreadable_topic_reply_is_a_bad_reply_not_a_stop_for_the_segment_or_the_project() {
+    // A reply cut in transit ("not JSON") for both tries: the digest is
+    // written without a topic line instead of stopping the pass.
+    let unreadable = || Err(ModelError::BadReply("reply is not JSON".into()));
+    let m = Scripted::new(&[unreadable(), unreadable()]);
+    let mut i = input(None, &[NOTE_BACKUP, NOTE_CHECK], 0);
+    i.sources = &[TURN_BACKUP, TURN_CHECK];
+    i.by_model = &[true, true];
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert_eq!((content, written.origin), (said(&[NOTE_BACKUP, NOTE_CHECK]), "extractive"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let m = Scripted::new(&[unreadable(), unreadable()]);
+    let mut i = input(None, &[L3_BACKUPS, L3_BREAD], 0);
+    i.scope = Scope::Project;
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { written, .. } => assert_eq!(written.origin, "extractive"),
+        other => panic!("{other:?}"),
+    }
+}
