@@ -271,15 +271,7 @@ fn digest_segment(
     opts: &PassOptions,
     input: &FoldInput<'_>,
 ) -> Result<Decision, ModelError> {
-    // The running segment's turns, unless the new ones start another.
-    let earlier = if input.start.is_some() { &[][..] } else { input.earlier };
-    let mut notes: Vec<(&str, &str, bool)> =
-        earlier.iter().map(|n| (n.l2.trim(), n.turn.as_str(), n.by_model)).collect();
-    for (i, item) in input.items.iter().enumerate() {
-        let turn = input.sources.get(i).copied().unwrap_or(item);
-        notes.push((item.trim(), turn, input.by_model.get(i).copied().unwrap_or(false)));
-    }
-    notes.retain(|n| !n.0.is_empty());
+    let mut notes = gathered(input);
     let useful: Vec<_> = notes.iter().filter(|n| !digest::is_filler(n.1)).copied().collect();
     if !useful.is_empty() {
         notes = useful;
@@ -324,12 +316,8 @@ fn digest_project(
     opts: &PassOptions,
     input: &FoldInput<'_>,
 ) -> Result<Decision, ModelError> {
-    let earlier = if input.start.is_some() { &[][..] } else { input.earlier };
-    let mut segments: Vec<(&str, bool)> = earlier.iter().map(|n| (n.l2.trim(), n.by_model)).collect();
-    for (i, item) in input.items.iter().enumerate() {
-        segments.push((item.trim(), input.by_model.get(i).copied().unwrap_or(false)));
-    }
-    segments.retain(|s| !s.0.is_empty());
+    let mut segments: Vec<(&str, bool)> =
+        gathered(input).into_iter().map(|(text, _, by_model)| (text, by_model)).collect();
     segments.reverse();
     let texts: Vec<&str> = segments.iter().map(|s| s.0).collect();
     // The topic is asked of the newest segments' openings (their own
@@ -358,6 +346,22 @@ fn digest_project(
     }
     let (content, written) = digest_written(topic, parts.join(" "), all_model, segments.len() == 1, input.copy_model);
     Ok(decided(input, content, written))
+}
+
+/// What a digest is chosen from, in order: the parts the running summary
+/// covers (unless the items start a new one) and the new items, each with
+/// what it was written from and whether the model's decoding wrote it;
+/// empty ones left out.
+fn gathered<'a>(input: &'a FoldInput<'a>) -> Vec<(&'a str, &'a str, bool)> {
+    let earlier = if input.start.is_some() { &[][..] } else { input.earlier };
+    let mut parts: Vec<(&str, &str, bool)> =
+        earlier.iter().map(|n| (n.l2.trim(), n.turn.as_str(), n.by_model)).collect();
+    for (i, item) in input.items.iter().enumerate() {
+        let source = input.sources.get(i).copied().unwrap_or(item);
+        parts.push((item.trim(), source, input.by_model.get(i).copied().unwrap_or(false)));
+    }
+    parts.retain(|p| !p.0.is_empty());
+    parts
 }
 
 /// A digest's text and who wrote it: the model's when it wrote the topic
