@@ -148,6 +148,22 @@ fn already_said(held: &[&str], text: &str) -> bool {
     mine.iter().filter(|s| theirs.contains(*s)).count() * 10 >= mine.len() * 9
 }
 
+/// What of `text` the block has not said yet: its sentences that are not
+/// [`already_said`] by `held` (nor by a sentence of its own kept before
+/// them), in order; None when nothing is left. A project summary made of
+/// its segments' summaries then does not make the segment list repeat it.
+fn unsaid(held: &[&str], text: &str) -> Option<String> {
+    let mut seen: Vec<&str> = held.to_vec();
+    let mut kept: Vec<&str> = Vec::new();
+    for s in crate::pipeline::tidy::sentences(text) {
+        if !already_said(&seen, s) {
+            kept.push(s);
+            seen.push(s);
+        }
+    }
+    (!kept.is_empty()).then(|| kept.join(" "))
+}
+
 /// The block for `project`: the L4, up to [`RECENT_FIRST`] recent
 /// segments, the completed segments that best match `query` (when none is
 /// given: the key terms of what was just listed), then more recent ones,
@@ -207,14 +223,15 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
     let mut kept: Vec<String> = said.clone();
     let mut recent = recent
         .into_iter()
-        .filter(|r| {
+        .filter_map(|mut r| {
             let held: Vec<&str> = kept.iter().map(String::as_str).collect();
-            if already_said(&held, &r.entry.content) {
+            let Some(new) = unsaid(&held, &r.entry.content) else {
                 listed.push(r.id);
-                return false;
-            }
+                return None;
+            };
+            r.entry.content = new;
             kept.push(r.entry.content.clone());
-            true
+            Some(r)
         })
         .collect::<Vec<_>>()
         .into_iter()
@@ -239,11 +256,13 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
         }
     };
     if !block.query.is_empty() {
-        for r in matching(store, project, &block.query)? {
+        for mut r in matching(store, project, &block.query)? {
             let held: Vec<&str> = said.iter().map(String::as_str).collect();
-            if listed.contains(&r.id) || already_said(&held, &r.entry.content) {
+            if listed.contains(&r.id) {
                 continue;
             }
+            let Some(new) = unsaid(&held, &r.entry.content) else { continue };
+            r.entry.content = new;
             if !budget.take(&r.entry, block.related.is_empty(), RELATED_HEAD) {
                 break;
             }
@@ -517,6 +536,39 @@ mod tests {
         // s1's key terms are all in its text: none is shown.
         assert!(!md.contains("key terms") && !md.contains("(also: login"), "{md}");
         assert_eq!(new_terms("The pool size is 32.", "pool; 32; -l; 14.2s; PgBouncer; Bash; 8 passed"), "PgBouncer");
+    }
+
+    #[test]
+    fn a_segment_shows_only_the_sentences_the_project_summary_lacks() {
+        let rows = [
+            (
+                "s1",
+                "complete",
+                "The user set up restic backups of /srv. The password lives in a root-only file for --password-file.",
+                "",
+            ),
+            ("s2", "complete", "The user baked bread at 250 C. The loaf rose in the Dutch oven.", ""),
+        ];
+        let store = fixtures::history(&rows);
+        // A project digest that holds one sentence of each segment.
+        fixtures::add_l4(
+            &store,
+            "Backups and bread. The user baked bread at 250 C. The user set up restic backups of /srv.",
+        );
+        let b = build(&store, "app", 1000, None).unwrap();
+        let shown: Vec<&str> = b.segments.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(
+            shown,
+            ["The loaf rose in the Dutch oven.", "The password lives in a root-only file for --password-file."],
+            "{b:?}"
+        );
+        let md = markdown(&b);
+        assert_eq!(md.matches("250 C").count(), 1, "{md}");
+        assert_eq!(md.matches("restic backups").count(), 1, "{md}");
+        // Every sentence of both segments is still in the block.
+        for s in ["Dutch oven", "--password-file", "250 C", "/srv"] {
+            assert!(md.contains(s), "{s} lost: {md}");
+        }
     }
 
     #[test]
