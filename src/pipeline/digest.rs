@@ -223,7 +223,7 @@ pub fn topic_of(reply: &str) -> Result<String, String> {
 pub fn clauses(note: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     for half in note.split(" — ") {
-        for piece in half.split("; ") {
+        for piece in half.split("; ").flat_map(phrases) {
             let piece = piece.trim();
             match parts.last_mut() {
                 Some(prev) if word_count(piece) < 3 || word_count(prev) < 3 => {
@@ -250,6 +250,31 @@ pub fn clauses(note: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// A clause longer than [`PHRASE_WORDS`] cut where it joins two
+/// statements (": ", ", and ", " and then ", ", then ", ", so "), each
+/// side of at least 4 words: a digest's budget then keeps the part that
+/// carries a fact ("keep the password in a root-only file" / "pass it with
+/// --password-file so cron can run unattended") instead of all of one
+/// clause or none of it. Only the joining words are left out.
+fn phrases(clause: &str) -> Vec<&str> {
+    const JOINS: &[&str] = &[": ", ", and then ", ", and ", " and then ", ", then ", ", so "];
+    if word_count(clause) <= PHRASE_WORDS {
+        return vec![clause];
+    }
+    let cut = JOINS.iter().filter_map(|j| clause.find(j).map(|at| (at, j.len()))).min_by_key(|c| c.0);
+    match cut {
+        Some((at, len)) if word_count(&clause[..at]) >= 4 && word_count(&clause[at + len..]) >= 4 => {
+            let mut out = vec![&clause[..at]];
+            out.extend(phrases(&clause[at + len..]));
+            out
+        }
+        _ => vec![clause],
+    }
+}
+
+/// Clauses longer than this are cut into phrases ([`phrases`]).
+const PHRASE_WORDS: usize = 12;
 
 /// Clauses as a digest writes them: a reporting frame said before ("The
 /// user asked", "The assistant explained") is left out the next times
@@ -291,8 +316,11 @@ pub fn without_repeated_frames(clauses: &[&str]) -> Vec<String> {
 /// a word the notes keep coming back to weighs more (the segment's
 /// subject), and a name, number or identifier more still (what a memory
 /// must keep). A note that repeats kept ones gains nothing and is left
-/// out, so is one that does not fit what is left of the budget.
-pub fn select_notes(notes: &[&str], budget: usize) -> Vec<usize> {
+/// out, so is one that does not fit what is left of the budget. What
+/// `said` holds (the digest's topic line) counts as covered already: a
+/// request the topic line restates adds nothing, nor does a note three
+/// quarters of whose weight is covered.
+pub fn select_notes(notes: &[&str], budget: usize, said: &str) -> Vec<usize> {
     use std::collections::{HashMap, HashSet};
     let stems: Vec<HashSet<String>> = notes.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
     let named: Vec<HashSet<String>> = notes
@@ -314,7 +342,8 @@ pub fn select_notes(notes: &[&str], budget: usize) -> Vec<usize> {
         let again = spread.get(w).copied().unwrap_or(1).min(4) as f32 - 1.0;
         1.0 + 0.5 * again + if named[i].contains(w) { 2.0 } else { 0.0 }
     };
-    let mut covered: HashSet<&str> = HashSet::new();
+    let topic = crate::pipeline::grounding::content_stems(said);
+    let mut covered: HashSet<&str> = topic.iter().map(String::as_str).collect();
     let mut kept: Vec<usize> = Vec::new();
     let mut left = budget;
     loop {
@@ -326,7 +355,9 @@ pub fn select_notes(notes: &[&str], budget: usize) -> Vec<usize> {
                     return None;
                 }
                 let gain: f32 = stems[i].iter().filter(|w| !covered.contains(w.as_str())).map(|w| weight(i, w)).sum();
-                (gain > 0.0).then_some((i, gain / cost as f32))
+                let whole: f32 = stems[i].iter().map(|w| weight(i, w)).sum();
+                // Three quarters said already: a near-repeat.
+                (gain > 0.0 && gain * 4.0 >= whole).then_some((i, gain / cost as f32))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         let Some((i, _)) = best else { break };
@@ -378,13 +409,21 @@ mod tests {
             "The user thanked the assistant.",
         ];
         // Room for two: the repeat adds nothing the first does not say.
-        assert_eq!(select_notes(&notes, 25), vec![0, 2]);
+        assert_eq!(select_notes(&notes, 25, ""), vec![0, 2]);
         // Room for all but the repeat's words: still turn order.
-        let all = select_notes(&notes, 100);
+        let all = select_notes(&notes, 100, "");
         assert!(all.windows(2).all(|w| w[0] < w[1]), "{all:?}");
         assert!(all.contains(&0) && all.contains(&2) && all.contains(&3), "{all:?}");
         // A note longer than the budget is never cut in; an empty budget keeps nothing.
-        assert!(select_notes(&notes, 4).is_empty());
+        assert!(select_notes(&notes, 4, "").is_empty());
+        // A note the topic line already says adds nothing.
+        let notes = [
+            "How should I back up the /srv folder every night?",
+            "Run restic check weekly.",
+            "Keep the password in a root-only file.",
+        ];
+        assert_eq!(select_notes(&notes, 100, ""), vec![0, 1, 2]);
+        assert_eq!(select_notes(&notes, 100, "Backing up the /srv folder every night"), vec![1, 2]);
     }
 
     #[test]
@@ -398,6 +437,23 @@ mod tests {
             vec!["The user asked how to verify backups.", "The assistant suggested restic check weekly."]
         );
         assert_eq!(clauses("Set EMAIL_PORT = 587; done"), vec!["Set EMAIL_PORT = 587; done."]);
+        // A long clause is cut where it joins two statements; a short one stays whole.
+        assert_eq!(
+            clauses(
+                "restic always encrypts; keep the password in a root-only file and then pass it with \
+                 --password-file so cron can run unattended"
+            ),
+            vec![
+                "Restic always encrypts.",
+                "Keep the password in a root-only file.",
+                "Pass it with --password-file so cron can run unattended."
+            ]
+        );
+        assert_eq!(
+            clauses("Use restic with a cron job: restic backup /srv to a repository on a USB disk"),
+            vec!["Use restic with a cron job.", "Restic backup /srv to a repository on a USB disk."]
+        );
+        assert_eq!(clauses("Bake it at 250 C, and then let it cool."), vec!["Bake it at 250 C, and then let it cool."]);
     }
 
     #[test]

@@ -292,7 +292,8 @@ fn digest_segment(
     let budget = input.budget();
     let topic = topic_line(model, opts, Scope::Session, &note_texts, &turns)?;
     let room = budget.saturating_sub(topic.as_ref().map_or(0, |(t, _)| digest::word_count(t)));
-    let mut kept = digest::select_notes(&texts, room);
+    let said = topic.as_ref().map_or("", |(t, _)| t.as_str());
+    let mut kept = digest::select_notes(&texts, room, said);
     if kept.is_empty() && !texts.is_empty() {
         kept.push(0);
     }
@@ -335,7 +336,7 @@ fn digest_project(
         let share = (room / 2).max(25).min(room);
         let sentences: Vec<String> = crate::pipeline::tidy::sentences(text).iter().map(|s| as_sentence(s)).collect();
         let refs: Vec<&str> = sentences.iter().map(String::as_str).collect();
-        let mut kept = digest::select_notes(&refs, share);
+        let mut kept = digest::select_notes(&refs, share, "");
         if kept.is_empty() {
             kept.push(0);
         }

@@ -468,7 +468,16 @@ fn a_digest_is_the_models_topic_line_then_the_notes_and_is_the_models_when_it_wr
     i.earlier = &earlier;
     match decide(Some(&m), &digest_opts(), &i).unwrap() {
         Decision::Update { content, written } => {
-            assert_eq!(content, format!("Nightly restic backups of /srv: {}", said(&[NOTE_BACKUP, NOTE_CHECK])));
+            // The request the topic line restates ("The user asked to back up /srv nightly") is left out.
+            let clauses: Vec<String> =
+                [NOTE_BACKUP, NOTE_CHECK].iter().flat_map(|n| digest::clauses(n)).skip(1).collect();
+            let body =
+                digest::without_repeated_frames(&clauses.iter().map(String::as_str).collect::<Vec<_>>()).join(" ");
+            assert_eq!(content, format!("Nightly restic backups of /srv: {body}"));
+            assert!(
+                !content.contains("back up /srv nightly") && content.contains("--read-data-subset=10%"),
+                "{content}"
+            );
             assert_eq!((written.origin, written.prompt_version), ("model", prompts::TOPIC_VERSION));
         }
         other => panic!("{other:?}"),
