@@ -325,7 +325,13 @@ fn digest_project(
     // topic lines, for digests), as much as the prompt holds.
     let openings: Vec<String> = texts.iter().take(12).map(|t| digest::clip_words(t, 24)).collect();
     let openings: Vec<&str> = openings.iter().map(String::as_str).collect();
-    let topic = topic_line(model, opts, Scope::Project, &openings, &texts)?;
+    let mut topic = topic_line(model, opts, Scope::Project, &openings, &texts)?;
+    // A project topic that one segment's summary already says word for
+    // word (SmolLM2 copies the newest segment's topic line) would be said
+    // twice and name one subject of several.
+    if topic.as_ref().is_some_and(|(t, _)| segments.len() > 1 && texts.iter().any(|s| s.contains(t.as_str()))) {
+        topic = None;
+    }
     let mut room = input.budget().saturating_sub(topic.as_ref().map_or(0, |(t, _)| digest::word_count(t)));
     let mut parts: Vec<String> = Vec::new();
     let mut all_model = true;

@@ -611,6 +611,26 @@ fn a_project_digest_is_the_models_topic_line_then_its_segments_newest_first() {
 }
 
 #[test]
+fn a_project_topic_that_copies_one_segments_topic_is_left_out() {
+    // The model wrote the backups segment's own topic line as the project's.
+    let m = Scripted::new(&[Ok("Nightly restic backups of /srv")]);
+    let r = run(10);
+    let earlier = [note(L3_BACKUPS, L3_BACKUPS, true)];
+    let mut i = input(Some(&r), &[L3_BREAD], 0);
+    i.scope = Scope::Project;
+    i.by_model = &[true];
+    i.earlier = &earlier;
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Update { content, written } => {
+            assert_eq!(content.matches("Nightly restic backups of /srv").count(), 1, "{content}");
+            assert!(content.starts_with("Baking a first sourdough loaf"), "{content}");
+            assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_project_digest_stays_within_its_cap_however_long_the_history_and_keeps_the_newest_whole() {
     let m = Scripted::new(&[Ok("Upgrading the hosts")]);
     let segments: Vec<String> = (1..=60).map(segment_l3).collect();
