@@ -135,31 +135,6 @@ fn accept(reply: &str, acceptance: &grounding::Acceptance) -> Result<String, Str
     }
 }
 
-/// The model's sentence, unless it says less of the turn than the
-/// extractive note it would replace: it must keep every name, number and
-/// identifier the note keeps, and at least half of the note's facts
-/// ([`grounding::facts_kept`]); a paraphrase drops words, a summary does
-/// not drop what matters. A sentence that passes every other check can
-/// still say less than the turn's own words (SmolLM2-135M: "the assistant
-/// explained that it's still a work in progress" of a reply about
-/// adoption agencies).
-fn keeps_as_much(text: String, note: &str, note_keeps: usize, sources: &[&str]) -> Result<String, String> {
-    let lower = text.to_lowercase();
-    let missing: Vec<String> =
-        // The answer after the note's dash starts a sentence: its first word is no name.
-        grounding::terms(&note.replace(" — ", ". ")).into_iter().filter(|t| !lower.contains(&t.to_lowercase())).collect();
-    if !missing.is_empty() {
-        return Err(format!("the sentence leaves out what its extractive note keeps: {}", missing.join(", ")));
-    }
-    let mine = grounding::facts_kept(&text, sources);
-    if mine * 2 < note_keeps {
-        return Err(format!(
-            "the sentence keeps {mine} of the turn's facts, under half of its extractive note's {note_keeps}"
-        ));
-    }
-    Ok(text)
-}
-
 /// One L2: the model's sentence when one of its sentences passes the
 /// grounding check against the turn (asked twice, the second time warmer,
 /// while asking pays off in this pass: [`super::payoff::Asking`]), else an
@@ -185,9 +160,6 @@ fn summarize_turn(
         .own_words_only(opts.summaries.restrict_vocabulary && model.keeps_vocabulary()),
     );
     let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
-    // The extractive note is what the model's sentence must beat.
-    let note = grounding::extractive_turn(&item.user, &item.assistant, ctx.before.as_deref());
-    let note_keeps = grounding::facts_kept(&note, &sources);
     let t = opts.summaries.temperature;
     let mut last = None;
     let asking = &opts.payoffs.l2;
@@ -199,7 +171,7 @@ fn summarize_turn(
         }
         let mut reply = complete(model, &request(item, opts, temperature, &settled, &ctx))?;
         let tidied = super::tidy::tidy(&reply.text, Some(L2_SENTENCES));
-        let accepted = accept(&tidied, &acceptance).and_then(|text| keeps_as_much(text, &note, note_keeps, &sources));
+        let accepted = accept(&tidied, &acceptance);
         asking.record(retry, accepted.is_ok());
         match accepted {
             Ok(text) => {
@@ -211,7 +183,7 @@ fn summarize_turn(
         }
         last = Some(reply);
     }
-    let text = note;
+    let text = grounding::extractive_turn(&item.user, &item.assistant, ctx.before.as_deref());
     if text.is_empty() {
         return Err(ModelError::BadReply("the turn has no text to summarise".into()));
     }
@@ -368,36 +340,6 @@ mod tests {
         assert_eq!((origin, reply.text.as_str()), ("model", digest::clip_words(kept, digest::L2_MAX_WORDS).as_str()));
         assert_eq!(grounding::outcome_words_needed(2), 1);
         assert_eq!(grounding::outcome_words_needed(11), 3);
-    }
-
-    #[test]
-    fn a_sentence_that_says_less_than_the_extractive_note_gives_way_to_it() {
-        let opts = PassOptions::new("me".into(), Summaries::default());
-        let turn = L2Item {
-            id: 4,
-            user: "Thanks! The kids are excited about the summer break, we may go camping next month.".into(),
-            assistant: "I am researching adoption agencies, Brightwater first: a loving home for kids who need one."
-                .into(),
-            attempts: 0,
-            previous: None,
-        };
-        // Grounded and about the turn, but without the agency the note names.
-        let vague = "The user asked about the summer break and camping; the assistant said kids need a loving home.";
-        let (reply, origin) = summarize_turn(&Fixed::new(vague), &turn, &opts).unwrap();
-        assert_eq!(origin, "extractive", "{}", reply.text);
-        assert!(reply.text.contains("Brightwater") && reply.text.contains("adoption"), "{}", reply.text);
-        // Every name kept and most of the facts: the model's sentence stands.
-        let kept = "The user may go camping in the summer break; the assistant is researching adoption agencies, \
-                    Brightwater first.";
-        let (reply, origin) = summarize_turn(&Fixed::new(kept), &turn, &opts).unwrap();
-        assert_eq!((origin, reply.text.as_str()), ("model", kept));
-        // The rule itself: a name the note keeps, and half of its facts.
-        let note = grounding::extractive_turn(&turn.user, &turn.assistant, None);
-        let sources = [turn.user.as_str(), turn.assistant.as_str()];
-        let keeps = grounding::facts_kept(&note, &sources);
-        assert!(keeps_as_much(vague.into(), &note, keeps, &sources).unwrap_err().contains("Brightwater"));
-        let thin = "Brightwater was named.";
-        assert!(keeps_as_much(thin.into(), &note, keeps, &sources).unwrap_err().contains("under half"));
     }
 
     #[test]

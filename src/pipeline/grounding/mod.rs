@@ -148,18 +148,6 @@ pub fn outcome_words_needed(answer_words: usize) -> usize {
     answer_words.div_ceil(4).clamp(1, 3)
 }
 
-/// How much of its sources a summary keeps: its distinct content words
-/// (by stem) that the sources have, a name, number or identifier of the
-/// sources counted twice. Two summaries of one turn held to the same
-/// length compare by it.
-pub fn facts_kept(summary: &str, sources: &[&str]) -> usize {
-    let theirs: HashSet<String> = sources.iter().flat_map(|t| content_words(t)).map(|w| stem(&w)).collect();
-    let named: HashSet<String> =
-        sources.iter().flat_map(|t| terms(t)).flat_map(|t| content_words(&t)).map(|w| stem(&w)).collect();
-    let mine: HashSet<String> = content_words(summary).iter().map(|w| stem(w)).collect();
-    mine.iter().filter(|s| theirs.contains(*s)).map(|s| if named.contains(s) { 2 } else { 1 }).sum()
-}
-
 /// Why a reply is bad, or `None` when it may be stored.
 pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String> {
     let grounds = Grounds::new(sources, examples);
