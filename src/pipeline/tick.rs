@@ -1,6 +1,7 @@
 //! A housekeeping tick, under one run lock: recover orphaned claims once,
 //! run a pass, close idle sessions, fold what closing completed, and
-//! maintain the database when anything changed.
+//! maintain the database when anything changed. The time of every tick
+//! is stamped in the run lock (for `doctor`).
 
 use anyhow::Result;
 use serde::Serialize;
@@ -9,7 +10,7 @@ use super::pass::{Pass, PassEnv, PassOutcome};
 use super::{idle, queue, Report};
 use crate::lock;
 use crate::signals::Flags;
-use crate::store::{runs, Store};
+use crate::store::{now_ms, runs, Store};
 
 #[derive(Serialize)]
 pub struct TickReport {
@@ -42,6 +43,9 @@ pub fn run(
     flags: impl FnOnce() -> Result<Flags>,
 ) -> Result<Option<Tick>> {
     let Some(held) = lock::for_pass(&store.path, env.verbose > 0)? else { return Ok(None) };
+    if let Err(e) = held.stamp_tick(now_ms()) {
+        env.warn(&format!("warning: {e:#}"));
+    }
     let flags = flags()?;
     let recovered = queue::recover_orphans(store)?;
     let mut opts = env.options(None);
