@@ -197,7 +197,7 @@ impl Ctx {
             lib_dir: self.paths.lib(),
             model_dir: e.model_dir.clone().unwrap_or_else(|| self.paths.default_embedder_dir()),
             batch_size: e.batch_size,
-            threads: Config::threads(e.threads),
+            threads: e.threads,
         }
     }
 

@@ -3,6 +3,11 @@
 //! that reaches the database reaches its lock file, whatever its
 //! environment (`XDG_STATE_HOME`, `HOME`), so a pass that holds the lock
 //! knows no other pass on that database is alive.
+//!
+//! A housekeeping tick also writes the time into the file it holds
+//! ([`RunLock::stamp_tick`]): a tick with nothing to do writes nothing to
+//! the database, and `doctor` reads the stamp ([`last_tick`]) to tell a
+//! quiet schedule from one that stopped.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -13,8 +18,31 @@ use anyhow::{Context, Result};
 use crate::paths::create_private_dir;
 
 pub struct RunLock {
-    _file: File,
+    file: File,
     pub path: PathBuf,
+}
+
+/// The stamp: milliseconds since the Unix epoch, fixed width, so a later
+/// stamp overwrites an earlier one whole.
+fn stamp(ms: i64) -> String {
+    format!("{ms:020}\n")
+}
+
+impl RunLock {
+    /// Record that a housekeeping tick holds the lock at `now_ms` (one
+    /// write into the page cache, never synced: a stamp lost in a crash
+    /// only makes `doctor` read an older one).
+    pub fn stamp_tick(&self, now_ms: i64) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.file.write_all_at(stamp(now_ms).as_bytes(), 0).with_context(|| format!("writing {}", self.path.display()))
+    }
+}
+
+/// When a housekeeping tick last held the lock of database `db` (ms since
+/// the epoch), if one ever stamped it.
+pub fn last_tick(db: &Path) -> Option<i64> {
+    let text = std::fs::read_to_string(lock_path(db)).ok()?;
+    text.trim().parse().ok()
 }
 
 /// The lock file of a database: `<database>.lock` beside the database file
@@ -45,7 +73,7 @@ pub fn try_lock(db: &Path) -> Result<Option<RunLock>> {
         _ => anyhow::Error::new(e).context(format!("creating the run lock {}", path.display())),
     })?;
     match file.try_lock() {
-        Ok(()) => Ok(Some(RunLock { _file: file, path })),
+        Ok(()) => Ok(Some(RunLock { file, path })),
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),
         Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("locking {}", path.display())),
     }
@@ -78,5 +106,17 @@ mod tests {
         assert!(try_lock(&real.join("link.db")).unwrap().is_none(), "one lock for both paths");
         drop(held);
         assert!(try_lock(&db).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_tick_stamp_is_read_back_and_a_lock_never_stamped_has_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("ragger.db");
+        let held = try_lock(&db).unwrap().expect("free");
+        assert_eq!(last_tick(&db), None, "taking the lock is not a tick");
+        held.stamp_tick(1_796_307_720_537).unwrap();
+        assert_eq!(last_tick(&db), Some(1_796_307_720_537));
+        held.stamp_tick(5).unwrap();
+        assert_eq!(last_tick(&db), Some(5), "a later stamp replaces the earlier one whole");
     }
 }

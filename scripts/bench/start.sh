@@ -139,10 +139,10 @@ for n in "${names[@]}"; do
   args+=(--prepare true -n "$n: capture (shell)" "$w/bin/$n --config $w/capture.toml --db $w/hook-$n.db capture --session bench-s2 --project bench --user '$user' --assistant '$asst'")
 done
 hf --export-json "$w/shell.json" "${args[@]}"
-# 3. Instructions (callgrind, load-independent): one capture and one hook of
-# each binary. Under valgrind a process runs ~50 times slower, so the hook's
-# clock runs 100 times slower (faketime): its time budgets must not cut
-# what it reads.
+# 3. Instructions (callgrind, load-independent): one capture, one hook, one
+# --version and one idle tick of each binary. Under valgrind a process runs
+# ~50 times slower, so the clock runs 100 times slower (faketime): the
+# hook's time budgets must not cut what it reads.
 : >"$w/ir.tsv"
 if command -v valgrind >/dev/null && command -v faketime >/dev/null; then
   ir() { # NAME STDIN COMMAND...: the instructions of one run
@@ -155,6 +155,8 @@ if command -v valgrind >/dev/null && command -v faketime >/dev/null; then
     ir "$n: capture" /dev/null "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" capture --session bench-s2 --project bench --user "$user" --assistant "$asst"
     "$w/append-$n.sh"
     ir "$n: hook" "$w/stop-$n.json" "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" hook claude-code
+    ir "$n: --version" /dev/null "$w/bin/$n" --version
+    ir "$n: idle tick" /dev/null "$w/bin/$n" --config "$w/tick.toml" --db "$w/idle-$n.db" housekeeping
   done
 fi
 for n in "${names[@]}"; do
@@ -192,9 +194,10 @@ if ir:
     print("Instructions of one run (callgrind, the clock slowed by `faketime` for both):\n")
     print("| Command | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(names))
-    for c in ("capture", "hook"):
+    for c in ("capture", "hook", "--version", "idle tick"):
         print(f"| {c} | " + " | ".join(f"{int(ir[f'{n}: {c}']):,}" for n in names) + " |")
-    print("| hook / capture | " + " | ".join(f"{int(ir[f'{n}: hook']) / int(ir[f'{n}: capture']):.2f}" for n in names) + " |")
+    for a, b in (("hook", "capture"), ("idle tick", "--version")):
+        print(f"| {a} / {b} | " + " | ".join(f"{int(ir[f'{n}: {a}']) / int(ir[f'{n}: {b}']):.2f}" for n in names) + " |")
     print()
 print(f"| Ratio | " + " | ".join(f"{n}: wall / CPU" for n in names) + " | Goal | Verdict (" + names[-1] + ", wall / CPU) |")
 print("|---|" + "---|" * (len(names) + 2))

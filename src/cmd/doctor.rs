@@ -99,38 +99,58 @@ struct Pass {
 }
 
 /// The last pass (time, kind, outcome) and the counts of failed items
-/// (turn summaries, project folds).
+/// (turn summaries, project folds). A tick with nothing to do records no
+/// pass, only its stamp in the run lock: the schedule is stale when
+/// neither a pass nor a tick is newer than two periods.
 fn pass_and_failures(store: &crate::store::Store) -> Result<(Pass, (i64, i64))> {
     let failed = crate::store::queue::failed(store)?;
     let last = crate::store::runs::last(store)?.map(|r| (r.kind, r.started, r.outcome));
+    // Only a tick after the last pass says more than the pass does.
+    let tick = crate::lock::last_tick(&store.path).filter(|t| last.as_ref().is_none_or(|(_, started, _)| t > started));
+    let minutes_ago = |ms: i64| (now_ms() - ms).max(0) / 60_000;
+    let newest = tick.or(last.as_ref().map(|l| l.1));
+    let stale = newest.is_some_and(|t| minutes_ago(t) > 2 * PERIOD_MINUTES);
+    let hint = if stale { "; is cron running `ragger housekeeping`? see `ragger init`" } else { "" };
+    let since = match (tick, &last) {
+        (Some(t), Some(_)) => format!("; ticks since had nothing to do, the last {} minutes ago", minutes_ago(t)),
+        (Some(t), None) => format!("; ticks had nothing to do, the last {} minutes ago", minutes_ago(t)),
+        (None, _) => String::new(),
+    };
+    let tick_json = tick.map(|t| serde_json::json!({"at": crate::store::fmt_time(t), "minutes_ago": minutes_ago(t)}));
     let pass = match last {
         None => Pass {
             check: Check {
                 name: "last pass",
-                ok: true,
-                detail: "none yet (is cron running `ragger housekeeping`? see `ragger init`)".into(),
+                ok: !stale,
+                detail: if tick.is_some() {
+                    format!("none yet{since}{hint}")
+                } else {
+                    "none yet (is cron running `ragger housekeeping`? see `ragger init`)".into()
+                },
                 ms: None,
             },
-            json: serde_json::Value::Null,
+            json: match tick_json {
+                Some(t) => serde_json::json!({"kind": null, "started": null, "minutes_ago": null, "outcome": null,
+                                              "stale": stale, "last_tick": t}),
+                None => serde_json::Value::Null,
+            },
         },
         Some((kind, started, outcome)) => {
-            let minutes = (now_ms() - started).max(0) / 60_000;
+            let minutes = minutes_ago(started);
             let outcome_text = outcome.clone().unwrap_or_else(|| "still running or killed".into());
-            let stale = minutes > 2 * PERIOD_MINUTES;
-            let hint = if stale { "; is cron running `ragger housekeeping`? see `ragger init`" } else { "" };
             Pass {
                 check: Check {
                     name: "last pass",
                     ok: !stale && outcome.as_deref().is_none_or(|o| o == "ok"),
                     detail: format!(
-                        "{kind} {} ({minutes} minutes ago): {outcome_text}{hint}",
+                        "{kind} {} ({minutes} minutes ago): {outcome_text}{since}{hint}",
                         crate::store::fmt_time(started)
                     ),
                     ms: None,
                 },
                 json: serde_json::json!({
                     "kind": kind, "started": crate::store::fmt_time(started),
-                    "minutes_ago": minutes, "outcome": outcome, "stale": stale,
+                    "minutes_ago": minutes, "outcome": outcome, "stale": stale, "last_tick": tick_json,
                 }),
             }
         }
@@ -279,10 +299,13 @@ fn wiring(last_pass: Option<&serde_json::Value>) -> Vec<Check> {
         };
         checks.push(check);
     }
-    let ran = last_pass
-        .filter(|p| !p.is_null())
-        .map(|p| format!("; the last pass started {} minutes ago", p["minutes_ago"]))
-        .unwrap_or_else(|| "; no pass has run yet".into());
+    let ran = match last_pass.filter(|p| !p.is_null()) {
+        Some(p) if !p["last_tick"].is_null() => {
+            format!("; the last tick ran {} minutes ago", p["last_tick"]["minutes_ago"])
+        }
+        Some(p) => format!("; the last pass started {} minutes ago", p["minutes_ago"]),
+        None => "; no pass has run yet".into(),
+    };
     let check = match schedule() {
         Some(how) => Check { name: "schedule", ok: true, detail: format!("{how}{ran}"), ms: None },
         None => Check {

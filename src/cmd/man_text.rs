@@ -131,7 +131,7 @@ failed counts bad replies in this pass; gave_up those whose last attempt it was 
 
   */20 * * * * ragger housekeeping
 
-A tick that finds another pass holding the lock exits 75; with -v it says so.",
+A tick that finds another pass holding the lock exits 75; with -v it says so. A tick with nothing to do asks one query, loads no model and writes nothing to the database, only its time into the run lock file (DATABASE.lock), which ragger doctor reads.",
         )],
         "ragger-export" => &[(
             "EXAMPLES",

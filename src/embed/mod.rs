@@ -52,6 +52,9 @@ pub struct EmbedOptions {
     /// Folder with model.onnx + tokenizer.json.
     pub model_dir: PathBuf,
     pub batch_size: usize,
+    /// `[embedder] threads`: 0 means one per core, counted when the model
+    /// loads (counting reads cgroup files, which a run that embeds nothing
+    /// need not).
     pub threads: usize,
 }
 

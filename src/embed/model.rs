@@ -88,7 +88,7 @@ impl Embedder {
         tokenizer.with_padding(None);
 
         let (env, runtime) = runtime::environment(opts)?;
-        let threads = opts.threads.max(1);
+        let threads = crate::config::Config::threads(opts.threads);
         // Graph optimisation roughly doubled session creation (~250 ms) and
         // bought no measurable throughput on the quantised MiniLM; every
         // `ragger search` pays the load, so skip it.

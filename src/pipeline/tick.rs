@@ -1,6 +1,9 @@
 //! A housekeeping tick, under one run lock: recover orphaned claims once,
 //! run a pass, close idle sessions, fold what closing completed, and
-//! maintain the database when anything changed.
+//! maintain the database when anything changed. A tick that finds none of
+//! that to do (one statement, `store::queue::tick_work`) stops there and
+//! writes nothing to the database; the time of every tick is stamped in
+//! the run lock (for `doctor`).
 
 use anyhow::Result;
 use serde::Serialize;
@@ -9,7 +12,7 @@ use super::pass::{Pass, PassEnv, PassOutcome};
 use super::{idle, queue, Report};
 use crate::lock;
 use crate::signals::Flags;
-use crate::store::{runs, Store};
+use crate::store::{now_ms, queue as q, runs, Store};
 
 #[derive(Serialize)]
 pub struct TickReport {
@@ -42,6 +45,12 @@ pub fn run(
     flags: impl FnOnce() -> Result<Flags>,
 ) -> Result<Option<Tick>> {
     let Some(held) = lock::for_pass(&store.path, env.verbose > 0)? else { return Ok(None) };
+    if let Err(e) = held.stamp_tick(now_ms()) {
+        env.warn(&format!("warning: {e:#}"));
+    }
+    if let Some(done) = nothing_to_do(env, store, t)? {
+        return Ok(Some(done));
+    }
     let flags = flags()?;
     let recovered = queue::recover_orphans(store)?;
     let mut opts = env.options(None);
@@ -72,4 +81,26 @@ pub fn run(
     }
     let failed = summarized.failed;
     Ok(Some(Tick { report: TickReport { recovered, closed_sessions: closed, summarized, failed }, outcome }))
+}
+
+/// The tick when [`q::tick_work`] finds nothing (else `None`): what the
+/// whole tick would have reported, without preparing any of the pass's
+/// statements or writing. Only when the last run record says something
+/// went wrong (or there is none) does it record its run, as every pass
+/// did, so `status`, `doctor` and capture's warning see all is well again.
+fn nothing_to_do(env: &PassEnv, store: &mut Store, t: &TickOptions) -> Result<Option<Tick>> {
+    let idle_before = now_ms() - super::options::pause_ms(&env.config);
+    if q::tick_work(store, idle_before, env.config.embedder.enabled)?.is_some() {
+        return Ok(None);
+    }
+    let outcome =
+        t.summarize.then(|| PassOutcome { report: Report::default(), stop: None, recovered: 0, model_loads: 0 });
+    if let Some(o) = &outcome {
+        if runs::last(store)?.is_none_or(|r| r.outcome.as_deref() != Some(o.outcome_name())) {
+            let counts = serde_json::to_string(&o.report)?;
+            runs::record(store, "housekeeping", &crate::runs::owner(), o.outcome_name(), &counts)?;
+        }
+    }
+    let report = TickReport { recovered: 0, closed_sessions: 0, summarized: Report::default(), failed: 0 };
+    Ok(Some(Tick { report, outcome }))
 }

@@ -55,7 +55,7 @@ impl Kind {
     }
 
     /// The same without a model: exactly the partial indexes' conditions.
-    fn missing_sql(self) -> &'static str {
+    pub(super) fn missing_sql(self) -> &'static str {
         match self {
             Kind::L2 => "FROM turns t WHERE t.l2_state = 'done' AND t.l2_vec = 0",
             Kind::Summary => "FROM summaries t WHERE t.vec_version IS NOT t.version",

@@ -294,6 +294,65 @@ pub fn clear_leases(store: &mut Store) -> Result<u64> {
     Ok(n as u64)
 }
 
+/// A kind of work a housekeeping tick finds (the first found, in this
+/// order, is named).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// Claims to recover (orphans once the run lock is held).
+    Leased,
+    /// Turns waiting for their L2.
+    PendingL2,
+    /// L2s waiting to be folded.
+    Foldable,
+    /// Complete L3s waiting for their project's L4 fold.
+    PendingL4,
+    /// Open sessions idle past the pause: to close.
+    IdleSession,
+    /// Rows without a vector of any kind (only asked when the embedder is on).
+    Unembedded,
+}
+
+impl Work {
+    pub const ALL: [Work; 6] =
+        [Work::Leased, Work::PendingL2, Work::Foldable, Work::PendingL4, Work::IdleSession, Work::Unembedded];
+}
+
+/// Whether a housekeeping tick has anything to do, in one statement over
+/// the partial indexes: each condition is the one the tick's own step
+/// acts on (recovering claims, the pass's levels, closing sessions idle
+/// since `idle_before`, embedding when `vectors`), so `None` means the
+/// tick would find nothing. Spooled turns are not looked at: they are
+/// stored before this is asked, and then are pending L2s.
+pub fn tick_work(store: &Store, idle_before: i64, vectors: bool) -> Result<Option<Work>> {
+    let found: usize =
+        store.conn.query_row(&tick_work_sql(vectors), named_params! {":before": idle_before}, |r| r.get(0))?;
+    Ok(found.checked_sub(1).map(|i| Work::ALL[i]))
+}
+
+/// `CASE WHEN <work of Work::ALL[0]> THEN 1 ... ELSE 0 END`: SQLite stops
+/// at the first condition that holds.
+fn tick_work_sql(vectors: bool) -> String {
+    let exists = |table: &str, cond: &str| format!("EXISTS (SELECT 1 FROM {table} WHERE {cond})");
+    let mut sql = String::from("SELECT CASE");
+    for (i, w) in Work::ALL.iter().enumerate() {
+        let cond = match w {
+            Work::Leased => format!("{} OR {}", exists("turns", LEASED), exists("summaries", LEASED)),
+            Work::PendingL2 => exists("turns", PENDING_L2),
+            Work::Foldable => exists("turns", FOLDABLE),
+            Work::PendingL4 => exists("summaries", PENDING_L4),
+            Work::IdleSession => exists("sessions", super::sessions::IDLE_OPEN),
+            Work::Unembedded if vectors => super::embeddings::Kind::ALL
+                .iter()
+                .map(|k| format!("EXISTS (SELECT 1 {})", k.missing_sql()))
+                .collect::<Vec<_>>()
+                .join(" OR "),
+            Work::Unembedded => continue,
+        };
+        sql += &format!(" WHEN {cond} THEN {}", i + 1);
+    }
+    sql + " ELSE 0 END"
+}
+
 /// The queue's sizes, of one session or of all.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {

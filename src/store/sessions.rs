@@ -1,7 +1,7 @@
 //! Sessions: which open ones are idle, and closing one.
 
 use anyhow::Result;
-use rusqlite::{params, OptionalExtension};
+use rusqlite::{named_params, params, OptionalExtension};
 use serde::Serialize;
 
 use super::queue::{RUNNING_L3, UNFOLDED};
@@ -16,14 +16,20 @@ pub struct Idle {
     pub pending: i64,
 }
 
+/// An open session whose last turn is at or before `:before` (ms): idle,
+/// to be closed (the partial index `sessions_open` has the first half).
+pub const IDLE_OPEN: &str = "closed_at IS NULL AND last_at <= :before";
+
 /// Open sessions whose last turn is at or before `before` (ms), oldest first.
 pub fn idle(store: &Store, before: i64) -> Result<Vec<Idle>> {
     let mut stmt = store.conn.prepare(&format!(
         "SELECT s.external_id, s.id, (SELECT count(*) FROM turns t WHERE t.session_id = s.id AND {UNFOLDED})
-         FROM sessions s WHERE s.closed_at IS NULL AND s.last_at <= ?1 ORDER BY s.last_at"
+         FROM sessions s WHERE {IDLE_OPEN} ORDER BY s.last_at"
     ))?;
     let rows = stmt
-        .query_map([before], |r| Ok(Idle { session: r.get(0)?, id: r.get(1)?, pending: r.get(2)? }))?
+        .query_map(named_params! {":before": before}, |r| {
+            Ok(Idle { session: r.get(0)?, id: r.get(1)?, pending: r.get(2)? })
+        })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
@@ -37,11 +43,10 @@ pub fn close_if_idle(store: &mut Store, id: i64, before: i64) -> Result<bool> {
     let tx = store.write()?;
     let ready: bool = tx.query_row(
         &format!(
-            "SELECT closed_at IS NULL AND last_at <= ?2
-                    AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND {UNFOLDED})
-             FROM sessions s WHERE id = ?1"
+            "SELECT {IDLE_OPEN} AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND {UNFOLDED})
+             FROM sessions s WHERE id = :id"
         ),
-        params![id, before],
+        named_params! {":id": id, ":before": before},
         |r| r.get(0),
     )?;
     if !ready {

@@ -215,3 +215,89 @@ fn durations_that_do_not_fit_a_timer_are_usage_errors() {
         assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     }
 }
+
+/// The database files as they are on disk (the WAL is kept between
+/// processes, so a write shows in it).
+fn db_bytes(env: &Env) -> Vec<Vec<u8>> {
+    let mut wal = env.db().into_os_string();
+    wal.push("-wal");
+    [env.db(), wal.into()].iter().map(|p| std::fs::read(p).unwrap_or_default()).collect()
+}
+
+fn runs(env: &Env) -> i64 {
+    env.sql().query_row("SELECT count(*) FROM runs", [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn an_idle_tick_asks_no_model_and_writes_nothing() {
+    let s = server();
+    let env = Env::new().with_server(&s);
+    env.capture("old", "a", "b", &["--at", &minutes_ago(30)]).ok();
+    env.run(&["housekeeping"]).ok();
+    assert!(!open_state(&env, "old"));
+    let (requests, recorded) = (s.requests().len(), runs(&env));
+    let before = db_bytes(&env);
+    let r = env.run(&["housekeeping"]).ok();
+    assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("", ""));
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!((r["recovered"].as_u64(), r["closed_sessions"].as_u64()), (Some(0), Some(0)), "{r}");
+    assert_eq!((r["summarized"]["l2"].as_u64(), r["failed"].as_u64()), (Some(0), Some(0)), "{r}");
+    assert_eq!(s.requests().len(), requests, "no model call");
+    assert!(db_bytes(&env) == before, "the database and its WAL are unchanged");
+    assert_eq!(runs(&env), recorded);
+    env.assert_check();
+}
+
+/// After idle ticks, each kind of work is still done by the next tick: an
+/// open session whose turns are all folded but whose pause has passed, a
+/// claim left behind, a segment waiting for its project fold, a new turn.
+#[test]
+fn each_kind_of_work_is_done_by_the_tick_after_an_idle_one() {
+    let s = server();
+    let env = Env::new().with_server(&s);
+    env.capture("s", "a", "b", &["--project", "p"]).ok();
+    env.run(&["housekeeping"]).ok();
+    env.run(&["housekeeping"]).ok();
+    assert!(open_state(&env, "s"), "summarised, and not idle yet");
+    assert_eq!(env.show("s")["turns"][0]["state"], "folded");
+    // The pause passes with nothing else to do: the session is closed.
+    env.sql().execute("UPDATE sessions SET last_at = last_at - 21 * 60000", []).unwrap();
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!(r["closed_sessions"], 1, "{r}");
+    assert!(!open_state(&env, "s"));
+    env.run(&["housekeeping"]).ok();
+    // A claim left by a killed process is recovered.
+    env.sql().execute("UPDATE turns SET lease_owner = 'pid1-1', lease_expires = 1", []).unwrap();
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!(r["recovered"], 1, "{r}");
+    // A complete segment whose project fold is still to do gets it.
+    env.sql().execute("UPDATE summaries SET l4_state = 'pending', l4_id = NULL WHERE level = 3", []).unwrap();
+    env.sql().execute("DELETE FROM summaries WHERE level = 4", []).unwrap();
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!(r["summarized"]["l4_folds"], 1, "{r}");
+    // A late turn is summarised, and its session closed once idle.
+    env.capture("s", "back", "again", &["--at", &minutes_ago(25)]).ok();
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!((r["summarized"]["l2"].as_u64(), r["closed_sessions"].as_u64()), (Some(1), Some(1)), "{r}");
+    env.assert_check();
+}
+
+/// An idle tick writes no run record, except after a pass that went wrong:
+/// then it records that all is well again, and capture stops warning.
+#[test]
+fn an_idle_tick_after_a_failed_pass_records_that_all_is_well() {
+    let env = Env::new().with_config(
+        "[memory_model]\nbackend = \"openai\"\nurl = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\ntimeout_seconds = 1\nretries = 0",
+    );
+    env.capture("s", "a", "b", &[]).ok();
+    env.run(&["summarize", "--once"]).code(69);
+    // The turn is given up on (as after its last attempt): nothing is left to do.
+    env.sql().execute("UPDATE turns SET l2_state = 'failed'", []).unwrap();
+    env.run(&["housekeeping"]).ok();
+    assert_eq!(env.status()["last_run"]["outcome"], "ok");
+    assert_eq!(runs(&env), 2);
+    env.run(&["housekeeping"]).ok();
+    assert_eq!(runs(&env), 2, "the record says all is well: no more records");
+    let r = env.capture("s", "c", "d", &[]).ok();
+    assert_eq!(r.stderr, "");
+}

@@ -573,6 +573,32 @@ fn a_codex_turn_on_a_locked_database_is_spooled_at_once_and_stored_by_the_next_c
     env.assert_check();
 }
 
+/// A database with nothing else to do and one turn spooled: the tick
+/// stores it and summarises it (its "nothing to do" check comes after the
+/// spool is drained).
+#[test]
+fn a_spooled_turn_is_stored_and_summarised_by_a_tick_that_had_nothing_else_to_do() {
+    let server = FakeServer::fixed("The user asked to rotate a key.");
+    let env = Env::new().with_server(&server);
+    env.capture("other", "hello", "hi", &[]).ok();
+    env.run(&["housekeeping"]).ok();
+    env.run(&["housekeeping", "--json"]).ok();
+    let lock = hold_write_lock(&env);
+    let notify = json!({
+        "type": "agent-turn-complete", "thread-id": CODEX_SESSION, "turn-id": "t1", "cwd": "/w/api",
+        "input-messages": ["Rotate the staging key."], "last-assistant-message": "Rotated.",
+    });
+    let (r, _) = env.run_within(&["hook", "codex", &notify.to_string()], Duration::from_secs(40));
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    assert_eq!(spool_files(&env).len(), 1);
+    drop(lock);
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    assert_eq!(r["summarized"]["l2"], 1, "{r}");
+    assert!(spool_files(&env).is_empty());
+    assert_eq!(column(&env, "SELECT l2_state FROM turns WHERE idem_key = 't1'"), ["done"]);
+    env.assert_check();
+}
+
 #[test]
 fn a_stop_hook_on_a_locked_database_returns_at_once_and_housekeeping_stores_the_turns() {
     let env = Env::new();

@@ -241,6 +241,24 @@ fn doctor_names_the_database_its_origin_the_last_pass_and_failed_items() {
     let j = env.run(&["doctor", "--json"]).code(1).json();
     assert_eq!(j["database"]["failed"]["turn_summaries"], 1);
     assert_eq!(j["database"]["last_pass"]["stale"], true);
+    assert_eq!(j["database"]["last_pass"]["last_tick"], serde_json::Value::Null);
+    // A tick with nothing to do records no pass; its stamp in the run lock
+    // tells doctor that the schedule runs.
+    drop(sql);
+    env.run(&["housekeeping"]).ok();
+    let r = env.run(&["doctor"]);
+    assert!(
+        r.stdout.contains("ok   last pass     housekeeping")
+            && r.stdout.contains("(61 minutes ago): ok; ticks since had nothing to do, the last 0 minutes ago\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("; the last tick ran 0 minutes ago\n"), "{}", r.stdout);
+    let j = env.run(&["doctor", "--json"]).json();
+    assert_eq!(j["database"]["last_pass"]["stale"], false);
+    assert_eq!(j["database"]["last_pass"]["last_tick"]["minutes_ago"], 0);
+    let runs: i64 = env.sql().query_row("SELECT count(*) FROM runs", [], |r| r.get(0)).unwrap();
+    assert_eq!(runs, 1, "the idle tick wrote no run record");
 }
 
 // ---- 3. doctor proves the models work -----------------------------------
