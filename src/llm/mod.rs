@@ -62,21 +62,43 @@ pub struct Request {
 /// number or identifier its sources lack cannot be written whole (pieces
 /// of allowed words can still combine: the grounding check stays). An
 /// HTTP backend, which sees no token ids, ignores it.
+///
+/// Some of its words may be *sought*: the facts a reply should keep (the
+/// names, numbers and identifiers of its sources). While one of them is
+/// not yet written, a token that starts or goes on spelling it is
+/// favoured, so a small model writing "the assistant suggested …" names
+/// `restic check` rather than "a check" (SmolLM2-135M's grounded sentences
+/// kept 4–5 of the 15–18 facts of their turns). The model still chooses
+/// where, and whether, a fact goes in.
 #[derive(Clone)]
-pub struct Vocabulary(pub Arc<Vec<String>>);
+pub struct Vocabulary {
+    words: Arc<Vec<String>>,
+    sought: Arc<Vec<String>>,
+}
 
 impl Vocabulary {
     pub fn new(words: Vec<String>) -> Self {
-        Vocabulary(Arc::new(words))
+        Vocabulary { words: Arc::new(words), sought: Arc::new(Vec::new()) }
+    }
+    /// The same vocabulary, seeking `sought` (words of it; any other is
+    /// left out: a reply could not write it).
+    pub fn seeking(self, sought: Vec<String>) -> Self {
+        let known: std::collections::HashSet<String> = self.words.iter().map(|w| w.to_lowercase()).collect();
+        let sought = sought.into_iter().filter(|w| known.contains(&w.to_lowercase())).collect();
+        Vocabulary { sought: Arc::new(sought), ..self }
     }
     pub fn words(&self) -> &[String] {
-        &self.0
+        &self.words
+    }
+    /// The facts a reply is nudged to write, once each.
+    pub fn sought(&self) -> &[String] {
+        &self.sought
     }
 }
 
 impl fmt::Debug for Vocabulary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Vocabulary({} words)", self.0.len())
+        write!(f, "Vocabulary({} words, {} sought)", self.words.len(), self.sought.len())
     }
 }
 

@@ -74,6 +74,21 @@ pub fn vocabulary(sources: &[&str]) -> Vocabulary {
     Vocabulary::new(out)
 }
 
+/// The facts a summary of `sources` must keep, as words a reply writes:
+/// the words of their names, numbers and identifiers
+/// ([`crate::pipeline::grounding::terms`]), once each, in order. A
+/// vocabulary seeks them ([`Vocabulary::seeking`]).
+pub fn facts(sources: &[&str]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    sources
+        .iter()
+        .flat_map(|s| crate::pipeline::grounding::terms(s))
+        .flat_map(|t| written_words(&t).map(str::to_string).collect::<Vec<_>>())
+        .filter(|w| !is_glue(&w.to_lowercase()) && !is_stop_word(&w.to_lowercase()))
+        .filter(|w| seen.insert(w.to_lowercase()))
+        .collect()
+}
+
 /// Words that carry no subject in a dialogue: acknowledgements, thanks,
 /// greetings, praise, agreement.
 #[rustfmt::skip]
@@ -544,6 +559,21 @@ mod tests {
         }
         assert_eq!(w.iter().filter(|x| *x == "restic").count(), 1);
         assert!(!w.iter().any(|x| x == "Kubernetes"));
+    }
+
+    #[test]
+    fn the_facts_to_seek_are_the_words_of_names_numbers_and_identifiers() {
+        let f =
+            facts(&["Run restic check weekly with `restic check`, then diff -r into /tmp.", "Ask Caroline at 02:00."]);
+        for want in ["restic", "check", "-r", "/tmp", "Caroline", "02:00"] {
+            assert!(f.iter().any(|x| x == want), "{want} missing from {f:?}");
+        }
+        assert_eq!(f.iter().filter(|x| *x == "restic").count(), 1, "{f:?}");
+        for plain in ["Run", "weekly", "then", "Ask", "at"] {
+            assert!(!f.iter().any(|x| x == plain), "{plain} is no fact: {f:?}");
+        }
+        let v = vocabulary(&["Ask Caroline."]).seeking(facts(&["Ask Caroline."]));
+        assert_eq!(v.sought(), ["Caroline"]);
     }
 
     #[test]

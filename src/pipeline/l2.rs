@@ -109,7 +109,7 @@ impl TurnContext {
         let turn = format!("{}\n{}", item.user, item.assistant);
         let before = item.previous.as_ref().filter(|_| digest::is_follow_up(&item.user)).map(|(u, _)| u.clone());
         let sources: Vec<&str> = std::iter::once(turn.as_str()).chain(before.as_deref()).collect();
-        let vocabulary = digest::vocabulary(&sources);
+        let vocabulary = digest::vocabulary(&sources).seeking(digest::facts(&sources));
         TurnContext { turn, before, vocabulary }
     }
     fn sources(&self) -> Vec<&str> {
@@ -149,6 +149,9 @@ fn summarize_turn(
     let ctx = TurnContext::new(item);
     let sources = ctx.sources();
     let examples = prompts::example_texts();
+    // Decoding held to the turn's words: every word is the turn's, so
+    // what is left to check is how they are joined.
+    let held = opts.summaries.restrict_vocabulary && model.keeps_vocabulary();
     let acceptance = std::sync::Arc::new(
         grounding::Acceptance::new(
             &sources,
@@ -157,7 +160,8 @@ fn summarize_turn(
             // A follow-up's outcome is often the request it follows ("That fixed it.").
             Some((item.user.as_str(), item.assistant.as_str())).filter(|_| ctx.before.is_none()),
         )
-        .own_words_only(opts.summaries.restrict_vocabulary && model.keeps_vocabulary()),
+        .own_words_only(held)
+        .relations_checked(&sources, held),
     );
     let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
     let t = opts.summaries.temperature;

@@ -399,3 +399,46 @@ fn a_vocabulary_binds_the_real_models_reply_to_its_words() {
     let free = complete(shared(), &Request { vocabulary: None, ..req }).expect("completion").text;
     assert_ne!(bound, free, "the restriction changed nothing");
 }
+
+/// A vocabulary that seeks the turn's facts (its names, numbers and
+/// identifiers) makes the real model write more of them than the same
+/// vocabulary without: decoding nudges the model toward `restic check`
+/// and `--password-file` where it would write "a check" or "a file".
+#[test]
+fn a_vocabulary_that_seeks_the_turns_facts_gets_more_of_them_written() {
+    let (user, assistant) = (
+        "How do I make my nightly backup safe?",
+        "Run restic check weekly, keep the password in /root/.restic-pass and pass it with --password-file, and \
+         restore one folder into /tmp each month to compare it with diff -r.",
+    );
+    let turn = &format!("{user}\n{assistant}");
+    let facts = ragger::pipeline::digest::facts(&[turn]);
+    assert!(facts.len() >= 3, "{facts:?}");
+    let plain = ragger::pipeline::digest::vocabulary(&[turn]);
+    let req = Request {
+        messages: turn_summary(user, assistant, 3000, None),
+        temperature: 0.0,
+        max_tokens: 60,
+        stop: Vec::new(),
+        settled: None,
+        vocabulary: Some(plain.clone()),
+    };
+    let written = |text: &str| {
+        let words: Vec<String> = ragger::text::written_words(text).map(str::to_lowercase).collect();
+        facts.iter().filter(|f| words.contains(&f.to_lowercase())).count()
+    };
+    let without = complete(shared(), &req).expect("completion").text;
+    let seeking = complete(shared(), &Request { vocabulary: Some(plain.seeking(facts.clone())), ..req })
+        .expect("completion")
+        .text;
+    // A model that keeps every fact anyway (Qwen2.5-Coder-0.5B copies
+    // this turn) has nothing to gain; one that leaves some out (SmolLM2,
+    // the default) must write more of them.
+    let gain_needed = usize::from(written(&without) < facts.len());
+    assert!(
+        written(&seeking) >= written(&without) + gain_needed,
+        "seeking {facts:?} wrote {} of them ({seeking:?}), without {} ({without:?})",
+        written(&seeking),
+        written(&without)
+    );
+}

@@ -156,7 +156,8 @@ impl Engine {
         } else {
             chain.extend([LlamaSampler::temp(req.temperature), LlamaSampler::dist(seed)]);
         }
-        let words = req.vocabulary.as_ref().map(|v| Words::new(v.words(), self.vocabulary_pieces(v.words())));
+        let words =
+            req.vocabulary.as_ref().map(|v| Words::new(v.words(), v.sought(), self.vocabulary_pieces(v.words())));
         Sampling::new(LlamaSampler::chain_simple(chain), words)
     }
 

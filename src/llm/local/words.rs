@@ -22,6 +22,20 @@ pub(super) struct Words {
     words: HashSet<String>,
     /// Every prefix of an allowed word, lower-case.
     prefixes: HashSet<String>,
+    /// The words the reply is nudged to write ([`crate::llm::Vocabulary::sought`]),
+    /// lower-case.
+    sought: Vec<String>,
+}
+
+/// The logit added to a token that starts or goes on spelling a sought
+/// word not yet written: enough to choose the fact where the model weighs
+/// it close to its first choice, not enough to write it anywhere.
+const SEEK_BIAS: f32 = 2.0;
+
+/// The word a chunk of text spells, as [`Words`] compares it: without the
+/// punctuation around it, lower-case.
+fn core(chunk: &str) -> String {
+    chunk.trim_matches(|c: char| !word_char(c)).to_lowercase()
 }
 
 /// A character kept at the ends of a written word (as
@@ -31,8 +45,10 @@ fn word_char(c: char) -> bool {
 }
 
 impl Words {
-    pub(super) fn new(words: &[String], pieces: Vec<Option<Box<str>>>) -> Self {
+    pub(super) fn new(words: &[String], sought: &[String], pieces: Vec<Option<Box<str>>>) -> Self {
         let words: HashSet<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let mut seen = HashSet::new();
+        let sought = sought.iter().map(|w| core(w)).filter(|w| !w.is_empty() && seen.insert(w.clone())).collect();
         let mut prefixes = HashSet::new();
         for w in &words {
             for (i, _) in w.char_indices().skip(1) {
@@ -40,14 +56,14 @@ impl Words {
             }
             prefixes.insert(w.clone());
         }
-        Words { pieces, words, prefixes }
+        Words { pieces, words, prefixes, sought }
     }
 
     /// Whether a word written whole may stand: a punctuation mark, an
     /// allowed word, or one with "'s".
     fn whole(&self, chunk: &str) -> bool {
         // A word left hanging on a hyphen ("forget- all") is no word.
-        let core = chunk.trim_matches(|c: char| !word_char(c)).to_lowercase();
+        let core = core(chunk);
         core.is_empty()
             || self.words.contains(&core)
             || core.strip_suffix("'s").is_some_and(|base| self.words.contains(base))
@@ -71,6 +87,26 @@ impl Words {
         let last = chunks.pop().unwrap_or_default();
         chunks.iter().all(|c| self.whole(c)) && self.partial(last)
     }
+
+    /// Whether `piece` after `open` starts or goes on spelling a sought
+    /// word that `written` lacks. The first letters of a sought word that
+    /// are a word of their own ("the" of "theme") do not count: they may
+    /// stand for that word.
+    pub(super) fn seeks(&self, open: &str, piece: &str, written: &HashSet<String>) -> bool {
+        if self.sought.is_empty() {
+            return false;
+        }
+        let text = format!("{open}{piece}");
+        let last = text.rsplit(char::is_whitespace).next().unwrap_or_default();
+        let begun = last.trim_start_matches(|c: char| !word_char(c)).to_lowercase();
+        if begun.is_empty() {
+            return false;
+        }
+        self.sought
+            .iter()
+            .filter(|s| !written.contains(*s))
+            .any(|s| s.starts_with(&begun) && (*s == begun || !self.words.contains(&begun)))
+    }
 }
 
 /// The sampler of one reply, with its words held to a vocabulary when the
@@ -78,11 +114,13 @@ impl Words {
 pub(super) struct Sampling {
     sampler: LlamaSampler,
     words: Option<(Arc<Words>, String)>,
+    /// The words the reply has written whole, lower-case.
+    written: HashSet<String>,
 }
 
 impl Sampling {
     pub(super) fn new(sampler: LlamaSampler, words: Option<Words>) -> Self {
-        Sampling { sampler, words: words.map(|w| (Arc::new(w), String::new())) }
+        Sampling { sampler, words: words.map(|w| (Arc::new(w), String::new())), written: HashSet::new() }
     }
 
     /// Sample and accept the next token from the `idx`-th logits of the
@@ -103,6 +141,9 @@ impl Sampling {
             };
             if !allowed {
                 d.set_logit(f32::NEG_INFINITY);
+            } else if matches!(words.pieces.get(id.0 as usize), Some(Some(piece)) if words.seeks(open, piece, &self.written))
+            {
+                d.set_logit(d.logit() + SEEK_BIAS);
             }
         }
         candidates.apply_sampler(&mut self.sampler);
@@ -119,7 +160,11 @@ impl Sampling {
     pub(super) fn wrote(&mut self, piece: &str) {
         if let Some((_, open)) = &mut self.words {
             match piece.rfind(char::is_whitespace) {
-                Some(at) => *open = piece[at..].trim_start().to_string(),
+                Some(at) => {
+                    let done = format!("{open}{}", &piece[..at]);
+                    self.written.extend(done.split_whitespace().map(core));
+                    *open = piece[at..].trim_start().to_string();
+                }
                 None => open.push_str(piece),
             }
         }
@@ -131,7 +176,7 @@ mod tests {
     use super::*;
 
     fn words(list: &[&str]) -> Words {
-        Words::new(&list.iter().map(|w| w.to_string()).collect::<Vec<_>>(), Vec::new())
+        Words::new(&list.iter().map(|w| w.to_string()).collect::<Vec<_>>(), &[], Vec::new())
     }
 
     #[test]
@@ -156,5 +201,23 @@ mod tests {
         assert!(!w.allows("rest", "ful "), "a word ended whole must be one");
         assert!(!w.allows("resti", " the"), "an unfinished word may not be left");
         assert!(w.allows("", " ."), "punctuation alone");
+    }
+
+    #[test]
+    fn a_sought_word_is_favoured_until_it_is_written() {
+        let list: Vec<String> =
+            ["restic", "check", "the", "theme", "ran", "--password-file"].iter().map(|w| w.to_string()).collect();
+        let sought: Vec<String> = vec!["Restic".into(), "theme".into(), "--password-file".into()];
+        let w = Words::new(&list, &sought, Vec::new());
+        let none = HashSet::new();
+        assert!(w.seeks("", " rest", &none), "starting a sought word");
+        assert!(w.seeks("rest", "ic", &none), "going on with it");
+        assert!(w.seeks("", " (--pass", &none), "after an opening bracket");
+        assert!(!w.seeks("", " check", &none), "a word not sought");
+        assert!(!w.seeks("", " the", &none), "a word of its own that starts a sought one");
+        assert!(w.seeks("", " them", &none), "…but not once it can only be the sought one");
+        let written: HashSet<String> = ["restic".to_string()].into();
+        assert!(!w.seeks("", " restic", &written), "a fact written once is not sought again");
+        assert!(!Words::new(&list, &[], Vec::new()).seeks("", " rest", &none), "nothing sought");
     }
 }

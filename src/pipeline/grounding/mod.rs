@@ -21,6 +21,7 @@ use std::collections::HashSet;
 
 mod extractive;
 mod loops;
+mod relations;
 mod settle;
 mod terms;
 #[cfg(test)]
@@ -29,6 +30,7 @@ mod tests;
 pub use extractive::{extractive_fold, extractive_turn};
 use loops::{copied, looping};
 pub use loops::{LOOP_GRAM, LOOP_TIMES};
+pub use relations::Relations;
 pub use settle::{settle, settle_kept};
 use terms::supported;
 pub use terms::{key_terms, terms};
@@ -298,6 +300,9 @@ pub struct Acceptance {
     /// Whether the sources have a content word at all ("hello there" /
     /// "hi" has none, and a summary of it need not either).
     sources_say_something: bool,
+    /// Who did what ([`Relations`]): checked for a reply decoded with the
+    /// sources' vocabulary, whose words alone prove little.
+    relations: Option<Relations>,
 }
 
 impl Acceptance {
@@ -316,6 +321,7 @@ impl Acceptance {
             outcome,
             own_words_only: false,
             sources_say_something: sources.iter().any(|t| !content_words(t).is_empty()),
+            relations: None,
         }
     }
 
@@ -323,6 +329,13 @@ impl Acceptance {
     /// glue words (for a reply decoded with the sources' vocabulary).
     pub fn own_words_only(mut self, on: bool) -> Self {
         self.own_words_only = on;
+        self
+    }
+
+    /// Every kept sentence must relate its words as the sources do
+    /// ([`Relations`]): for an L2 decoded with the turn's vocabulary.
+    pub fn relations_checked(mut self, sources: &[&str], on: bool) -> Self {
+        self.relations = on.then(|| Relations::new(sources));
         self
     }
 
@@ -348,6 +361,9 @@ impl Acceptance {
                 let list: Vec<&str> = foreign.iter().map(|w| w.as_str()).collect();
                 return Some(format!("the sentence uses words its sources do not: {}", list.join(", ")));
             }
+        }
+        if let Some(why) = self.relations.as_ref().and_then(|r| r.fault(sentence)) {
+            return Some(why);
         }
         if self.said.quotes(sentence) {
             return Some("the sentence quotes what was said".into());
