@@ -42,7 +42,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Set failed items back to pending, for the next summarize pass')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List sessions')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: its turns and summaries')
-            [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their project summaries (L4)')
+            [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their project summaries (L4), or merge two')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search summaries by meaning and keywords')
             [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
             [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
@@ -219,6 +219,33 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Move one project''s stored memory into another, for good')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;projects;merge' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (replaces the user config file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: ragger.db in the data folder]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would move and change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More output: -v a one-line summary, -vv details and model logs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ragger;projects;help' {
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Move one project''s stored memory into another, for good')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ragger;projects;help;merge' {
+            break
+        }
+        'ragger;projects;help;help' {
             break
         }
         'ragger;search' {
@@ -562,7 +589,7 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Set failed items back to pending, for the next summarize pass')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List sessions')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: its turns and summaries')
-            [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their project summaries (L4)')
+            [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their project summaries (L4), or merge two')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search summaries by meaning and keywords')
             [CompletionResult]::new('embed', 'embed', [CompletionResultType]::ParameterValue, 'Print embeddings of texts as JSON Lines')
             [CompletionResult]::new('reembed', 'reembed', [CompletionResultType]::ParameterValue, 'Recompute vectors made by another embedding model')
@@ -609,6 +636,10 @@ Register-ArgumentCompleter -Native -CommandName 'ragger' -ScriptBlock {
             break
         }
         'ragger;help;projects' {
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Move one project''s stored memory into another, for good')
+            break
+        }
+        'ragger;help;projects;merge' {
             break
         }
         'ragger;help;search' {

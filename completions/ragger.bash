@@ -211,6 +211,9 @@ _ragger() {
             ragger__subcmd__help__subcmd__hook,codex)
                 cmd="ragger__subcmd__help__subcmd__hook__subcmd__codex"
                 ;;
+            ragger__subcmd__help__subcmd__projects,merge)
+                cmd="ragger__subcmd__help__subcmd__projects__subcmd__merge"
+                ;;
             ragger__subcmd__hook,claude-code)
                 cmd="ragger__subcmd__hook__subcmd__claude__subcmd__code"
                 ;;
@@ -228,6 +231,18 @@ _ragger() {
                 ;;
             ragger__subcmd__hook__subcmd__help,help)
                 cmd="ragger__subcmd__hook__subcmd__help__subcmd__help"
+                ;;
+            ragger__subcmd__projects,help)
+                cmd="ragger__subcmd__projects__subcmd__help"
+                ;;
+            ragger__subcmd__projects,merge)
+                cmd="ragger__subcmd__projects__subcmd__merge"
+                ;;
+            ragger__subcmd__projects__subcmd__help,help)
+                cmd="ragger__subcmd__projects__subcmd__help__subcmd__help"
+                ;;
+            ragger__subcmd__projects__subcmd__help,merge)
+                cmd="ragger__subcmd__projects__subcmd__help__subcmd__merge"
                 ;;
             *)
                 ;;
@@ -1084,8 +1099,22 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__help__subcmd__projects)
-            opts=""
+            opts="merge"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__help__subcmd__projects__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1490,8 +1519,76 @@ _ragger() {
             return 0
             ;;
         ragger__subcmd__projects)
-            opts="-q -v -h --config --db --quiet --verbose --json --color --help"
+            opts="-q -v -h --config --db --quiet --verbose --json --color --help merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__projects__subcmd__help)
+            opts="merge help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__projects__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__projects__subcmd__help__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ragger__subcmd__projects__subcmd__merge)
+            opts="-q -v -h --dry-run --config --db --quiet --verbose --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -39,7 +39,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand retry 'Set failed items back to pending, for the next summarize pass'
             cand sessions 'List sessions'
             cand show 'Show one session: its turns and summaries'
-            cand projects 'List projects with their project summaries (L4)'
+            cand projects 'List projects with their project summaries (L4), or merge two'
             cand search 'Search summaries by meaning and keywords'
             cand embed 'Print embeddings of texts as JSON Lines'
             cand reembed 'Recompute vectors made by another embedding model'
@@ -206,6 +206,29 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand --json 'Machine-readable JSON on stdout'
             cand -h 'Print help'
             cand --help 'Print help'
+            cand merge 'Move one project''s stored memory into another, for good'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;projects;merge'= {
+            cand --config 'Config file (replaces the user config file)'
+            cand --db 'Database file [default: ragger.db in the data folder]'
+            cand --color 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never'
+            cand --dry-run 'Print what would move and change nothing'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More output: -v a one-line summary, -vv details and model logs'
+            cand --verbose 'More output: -v a one-line summary, -vv details and model logs'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ragger;projects;help'= {
+            cand merge 'Move one project''s stored memory into another, for good'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ragger;projects;help;merge'= {
+        }
+        &'ragger;projects;help;help'= {
         }
         &'ragger;search'= {
             cand -n 'Number of results'
@@ -519,7 +542,7 @@ set edit:completion:arg-completer[ragger] = {|@words|
             cand retry 'Set failed items back to pending, for the next summarize pass'
             cand sessions 'List sessions'
             cand show 'Show one session: its turns and summaries'
-            cand projects 'List projects with their project summaries (L4)'
+            cand projects 'List projects with their project summaries (L4), or merge two'
             cand search 'Search summaries by meaning and keywords'
             cand embed 'Print embeddings of texts as JSON Lines'
             cand reembed 'Recompute vectors made by another embedding model'
@@ -556,6 +579,9 @@ set edit:completion:arg-completer[ragger] = {|@words|
         &'ragger;help;show'= {
         }
         &'ragger;help;projects'= {
+            cand merge 'Move one project''s stored memory into another, for good'
+        }
+        &'ragger;help;projects;merge'= {
         }
         &'ragger;help;search'= {
         }

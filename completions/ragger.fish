@@ -43,7 +43,7 @@ complete -c ragger -n "__fish_ragger_needs_command" -f -a "failed" -d 'List fail
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "retry" -d 'Set failed items back to pending, for the next summarize pass'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "sessions" -d 'List sessions'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "show" -d 'Show one session: its turns and summaries'
-complete -c ragger -n "__fish_ragger_needs_command" -f -a "projects" -d 'List projects with their project summaries (L4)'
+complete -c ragger -n "__fish_ragger_needs_command" -f -a "projects" -d 'List projects with their project summaries (L4), or merge two'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "search" -d 'Search summaries by meaning and keywords'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
 complete -c ragger -n "__fish_ragger_needs_command" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
@@ -171,15 +171,29 @@ complete -c ragger -n "__fish_ragger_using_subcommand show" -s q -l quiet -d 'Pr
 complete -c ragger -n "__fish_ragger_using_subcommand show" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
 complete -c ragger -n "__fish_ragger_using_subcommand show" -l json -d 'Machine-readable JSON on stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand show" -s h -l help -d 'Print help'
-complete -c ragger -n "__fish_ragger_using_subcommand projects" -l config -d 'Config file (replaces the user config file)' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand projects" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
-complete -c ragger -n "__fish_ragger_using_subcommand projects" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c ragger -n "__fish_ragger_using_subcommand projects" -s q -l quiet -d 'Print nothing but errors'
-complete -c ragger -n "__fish_ragger_using_subcommand projects" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
-complete -c ragger -n "__fish_ragger_using_subcommand projects" -l json -d 'Machine-readable JSON on stdout'
-complete -c ragger -n "__fish_ragger_using_subcommand projects" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -f -a "merge" -d 'Move one project\'s stored memory into another, for good'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from merge" -l config -d 'Config file (replaces the user config file)' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from merge" -l db -d 'Database file [default: ragger.db in the data folder]' -r -F
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from merge" -l color -d 'When to colour headings on stdout: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from merge" -l dry-run -d 'Print what would move and change nothing'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Print nothing but errors'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from merge" -s v -l verbose -d 'More output: -v a one-line summary, -vv details and model logs'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from merge" -l json -d 'Machine-readable JSON on stdout'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Move one project\'s stored memory into another, for good'
+complete -c ragger -n "__fish_ragger_using_subcommand projects; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ragger -n "__fish_ragger_using_subcommand search" -s n -l limit -d 'Number of results' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l level -d 'Only this level: 2 turn summaries (searched only when asked for), 3 session segments (and the turns they hold), 4 project summaries' -r
 complete -c ragger -n "__fish_ragger_using_subcommand search" -l session -d 'Only this session' -r
@@ -412,7 +426,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "retry" -d 'Set failed items back to pending, for the next summarize pass'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "sessions" -d 'List sessions'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "show" -d 'Show one session: its turns and summaries'
-complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "projects" -d 'List projects with their project summaries (L4)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "projects" -d 'List projects with their project summaries (L4), or merge two'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "search" -d 'Search summaries by meaning and keywords'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "embed" -d 'Print embeddings of texts as JSON Lines'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "reembed" -d 'Recompute vectors made by another embedding model'
@@ -429,6 +443,7 @@ complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "completions" -d 'Print shell completions to stdout'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into a folder'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and not __fish_seen_subcommand_from init capture summarize housekeeping status failed retry sessions show projects search embed reembed import hook context mcp check forget redact export doctor config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from projects" -f -a "merge" -d 'Move one project\'s stored memory into another, for good'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "claude-code" -d 'Claude Code command hook: reads the hook\'s JSON on stdin. Stop, SubagentStop, PreCompact and SessionEnd import the session\'s transcript (only what is new); SessionStart prints the memory block as additional context'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "codex" -d 'Codex `notify` program: stores the finished turn from the JSON argument (agent-turn-complete). As a Codex hook (JSON with `hook_event_name` on stdin), Stop imports the session\'s rollout file (only what is new) and SessionStart prints the memory block as additional context'
 complete -c ragger -n "__fish_ragger_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "default" -d 'Print a commented example config with the defaults'

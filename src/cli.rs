@@ -86,8 +86,8 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Show one session: its turns and summaries
     Show(ShowArgs),
-    /// List projects with their project summaries (L4)
-    Projects,
+    /// List projects with their project summaries (L4), or merge two
+    Projects(ProjectsArgs),
     /// Search summaries by meaning and keywords
     Search(SearchArgs),
     /// Print embeddings of texts as JSON Lines
@@ -390,6 +390,35 @@ pub enum ConfigAction {
     Show,
     /// Print the config files consulted, in order
     Path,
+}
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ProjectsArgs {
+    #[command(subcommand)]
+    pub action: Option<ProjectsAction>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProjectsAction {
+    /// Move one project's stored memory into another, for good
+    #[command(after_help = "FROM's sessions, their turns and segments become INTO's, and INTO's project \
+summary is folded again from all of its segments by the next summarize pass. FROM's folder and name stay \
+known: a turn captured there later is stored in INTO, and `--project FROM` reads INTO. Running the same \
+merge again changes nothing. To have new turns of two folders go to one project from the start, give both \
+folders one name in `[import] projects`.")]
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The project to merge: its name as `ragger projects` lists it, or its folder
+    pub from: String,
+    /// The project that keeps the memory: a name or a folder
+    pub into: String,
+    /// Print what would move and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Args, Debug)]

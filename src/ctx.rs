@@ -148,6 +148,12 @@ impl Ctx {
     /// `store::projects::resolve` reads it; an unknown one is a one-line
     /// usage error.
     pub fn project(&self, store: &Store, arg: &str) -> Result<String> {
+        self.project_as(store, arg, crate::store::projects::Merged::Follow)
+    }
+
+    /// [`Ctx::project`], following merges (what the project is now) or
+    /// not (the row the argument names: what `projects merge` moves).
+    pub fn project_as(&self, store: &Store, arg: &str, merged: crate::store::projects::Merged) -> Result<String> {
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         let lookup = crate::store::projects::Lookup {
@@ -155,7 +161,7 @@ impl Ctx {
             cwd: &cwd,
             configured: &self.config.import.projects,
         };
-        crate::store::projects::resolve(store, arg, &lookup)
+        crate::store::projects::resolve_as(store, arg, &lookup, merged)
     }
 
     /// [`Ctx::project`] for an optional argument.

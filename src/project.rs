@@ -53,9 +53,8 @@ fn is_drive_path(s: &str) -> bool {
     b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/')
 }
 
-/// A folder argument as an absolute path: `~` is `home`, a relative path
-/// is taken from `cwd`, and `.`/`..` are resolved by their text (the folder
-/// need not exist: the project may come from another machine's transcript).
+/// A folder argument as an absolute path, in its stored form: `~` is
+/// `home`, a relative path is taken from `cwd`, then [`canonical`].
 pub fn absolute(s: &str, home: Option<&Path>, cwd: &Path) -> PathBuf {
     let s = s.trim();
     if is_drive_path(s) {
@@ -65,9 +64,28 @@ pub fn absolute(s: &str, home: Option<&Path>, cwd: &Path) -> PathBuf {
         (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => h.join(rest.trim_start_matches('/')),
         _ => PathBuf::from(s),
     };
-    let p = if p.is_absolute() { p } else { cwd.join(p) };
-    let mut out = PathBuf::new();
-    for c in p.components() {
+    canonical(&if p.is_absolute() { p } else { cwd.join(p) })
+}
+
+/// The one form a folder is stored and compared in: the deepest part of
+/// it that exists on this machine as the file system names it (`..` and
+/// symlinks resolved, so `/home/dev/x/../webshop` and a link to it are one
+/// project), the rest by its text with `.` and `..` resolved (a folder not
+/// created yet, or one of another machine's transcript). A relative path
+/// (a Windows folder read here) is left as it is.
+pub fn canonical(p: &Path) -> PathBuf {
+    if !p.is_absolute() {
+        return p.to_path_buf();
+    }
+    let parts: Vec<Component<'_>> = p.components().collect();
+    // `/` always exists, so some head does.
+    let (mut out, rest) = (1..=parts.len())
+        .rev()
+        .find_map(|i| {
+            std::fs::canonicalize(parts[..i].iter().collect::<PathBuf>()).ok().map(|real| (real, &parts[i..]))
+        })
+        .unwrap_or_else(|| (PathBuf::new(), &parts[..]));
+    for c in rest {
         match c {
             Component::CurDir => {}
             Component::ParentDir => {
@@ -115,18 +133,24 @@ pub fn folder_name(path: &str) -> Option<String> {
 /// project. `None` for a folder with no name (`/`).
 pub fn for_folder(cwd: &str, configured: &BTreeMap<String, String>) -> Option<Spec> {
     let cwd = cwd.trim();
-    let cwd = if cwd.len() > 1 { cwd.trim_end_matches(['/', '\\']) } else { cwd };
     if cwd.is_empty() {
         return None;
     }
-    let named = configured
+    // Folders compare in their stored form: an agent's working folder may
+    // be a symlinked path, a configured one too.
+    let cwd = path_text(&canonical(Path::new(cwd)));
+    let cwd = cwd.as_str();
+    let dirs: Vec<(String, &String)> =
+        configured.iter().map(|(dir, name)| (path_text(&canonical(Path::new(dir.trim()))), name)).collect();
+    let named = dirs
         .iter()
-        .map(|(dir, name)| (dir.trim_end_matches('/'), name))
-        .filter(|(dir, _)| cwd == *dir || cwd.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/')))
+        .filter(|(dir, _)| {
+            cwd == dir || cwd.strip_prefix(dir.as_str()).is_some_and(|rest| rest.starts_with('/') || dir == "/")
+        })
         .max_by_key(|(dir, _)| dir.len());
     if let Some((_, name)) = named {
-        let first = configured.iter().find(|(_, n)| *n == name).map(|(d, _)| d.trim_end_matches('/').to_string());
-        return Some(Spec { name: name.clone(), root: first });
+        let first = dirs.iter().find(|(_, n)| n == name).map(|(d, _)| d.clone());
+        return Some(Spec { name: (*name).clone(), root: first });
     }
     let root = path_text(&repo_root(Path::new(cwd)));
     let name = folder_name(&root)?;
@@ -201,6 +225,39 @@ mod tests {
         assert_eq!(for_folder("/old/shop/x", &map), Some(shop));
         assert_eq!(for_folder("/src/shop/admin/x", &map).unwrap().name, "admin");
         assert_eq!(for_folder("/src/shopping", &map).unwrap().name, "shopping");
+    }
+
+    #[test]
+    fn a_folder_is_stored_in_one_form_through_links_and_dots() {
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        let shop = base.join("src/webshop");
+        std::fs::create_dir_all(shop.join(".git")).unwrap();
+        std::fs::create_dir_all(base.join("src/x")).unwrap();
+        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(&shop, base.join("link")).unwrap();
+        // A link inside a `..` path: the file system decides, not the text.
+        std::os::unix::fs::symlink(base.join("src/x"), base.join("elsewhere/to-x")).unwrap();
+        let cwd = Path::new("/");
+        for given in [
+            shop.join("src/../").to_string_lossy().into_owned(),
+            format!("{}/src/x/../webshop", base.display()),
+            format!("{}/link", base.display()),
+            format!("{}/elsewhere/to-x/../webshop", base.display()),
+        ] {
+            assert_eq!(absolute(&given, None, cwd), shop, "{given}");
+        }
+        let spec = for_folder(&format!("{}/link/sub", base.display()), &BTreeMap::new()).unwrap();
+        assert_eq!(spec.root.as_deref(), Some(&*shop.to_string_lossy()));
+        // Configured through a link, asked for by its real path.
+        let map: BTreeMap<String, String> = [(format!("{}/link", base.display()), "shop".to_string())].into();
+        assert_eq!(
+            for_folder(&shop.to_string_lossy(), &map),
+            Some(Spec { name: "shop".into(), root: Some(shop.to_string_lossy().into()) })
+        );
+        // A folder not on this machine keeps its text, `..` resolved.
+        assert_eq!(absolute("/nowhere/a/../b/", None, cwd), PathBuf::from("/nowhere/b"));
+        assert_eq!(canonical(Path::new("C:\\work")), PathBuf::from("C:\\work"));
     }
 
     #[test]

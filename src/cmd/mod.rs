@@ -64,7 +64,7 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Retry(a) => retry::run(&ctx, &a),
         Command::Sessions(a) => sessions::run(&ctx, &a),
         Command::Show(a) => show::run(&ctx, &a),
-        Command::Projects => projects::run(&ctx),
+        Command::Projects(a) => projects::run(&ctx, &a),
         Command::Search(a) => search::run(&ctx, &a),
         Command::Embed(a) => embed::run(&ctx, &a),
         Command::Reembed(a) => reembed::run(&ctx, &a),

@@ -122,6 +122,15 @@ const CHECKS: &[(&str, &str)] = &[
          WHERE project IS NOT NULL AND project NOT IN (SELECT key FROM projects)",
     ),
     (
+        // A merge moves all of a project's memory and points its row at a
+        // project that is not merged itself (`store::merge`).
+        "merged project still in use or merged into a missing or merged one",
+        "SELECT 'project ' || p.key || ' -> ' || p.merged_into FROM projects p WHERE p.merged_into IS NOT NULL
+           AND (NOT EXISTS (SELECT 1 FROM projects q WHERE q.key = p.merged_into AND q.merged_into IS NULL)
+                OR EXISTS (SELECT 1 FROM sessions s WHERE s.project = p.key)
+                OR EXISTS (SELECT 1 FROM summaries m WHERE m.project = p.key))",
+    ),
+    (
         "two projects with one label",
         "SELECT 'label ' || label || ': ' || count(*) FROM projects GROUP BY label HAVING count(*) > 1",
     ),
@@ -256,6 +265,28 @@ mod tests {
         let found: Vec<(&str, String)> = check(&store).unwrap().into_iter().map(|v| (v.check, v.detail)).collect();
         assert!(found.contains(&("project not in the projects table", "project r".into())), "{found:?}");
         assert!(found.contains(&("two projects with one label", "label p: 2".into())), "{found:?}");
+    }
+
+    #[test]
+    fn a_merged_project_with_memory_or_merged_into_a_merged_one_is_a_violation() {
+        let store = two_overlapping_sessions();
+        let found = |store: &Store| -> Vec<String> {
+            check(store)
+                .unwrap()
+                .into_iter()
+                .filter(|v| v.check.starts_with("merged project"))
+                .map(|v| v.detail)
+                .collect()
+        };
+        // p still holds both sessions and their summaries.
+        store.conn.execute_batch("UPDATE projects SET merged_into = 'q' WHERE key = 'p'").unwrap();
+        assert_eq!(found(&store), ["project p -> q"]);
+        store.conn.execute_batch("UPDATE projects SET merged_into = NULL WHERE key = 'p'").unwrap();
+        // q holds nothing: merged into p is fine, into a missing project is not.
+        store.conn.execute_batch("UPDATE projects SET merged_into = 'p' WHERE key = 'q'").unwrap();
+        assert_eq!(found(&store), Vec::<String>::new());
+        store.conn.execute_batch("UPDATE projects SET merged_into = 'gone' WHERE key = 'q'").unwrap();
+        assert_eq!(found(&store), ["project q -> gone"]);
     }
 
     #[test]

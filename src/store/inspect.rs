@@ -56,7 +56,9 @@ pub fn projects(store: &Store) -> Result<Vec<ProjectRow>> {
                   ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1),
                 (SELECT m.status FROM summaries m WHERE m.level = 4 AND m.project = s.project
                   ORDER BY m.status = 'running' DESC, m.id DESC LIMIT 1),
-                coalesce(p.name, s.project), p.root
+                coalesce(p.name, s.project), p.root,
+                (SELECT json_group_array(q.label) FROM (SELECT label FROM projects WHERE merged_into = s.project
+                  ORDER BY label) q)
          FROM sessions s LEFT JOIN projects p ON p.key = s.project WHERE s.project IS NOT NULL
          GROUP BY s.project ORDER BY max(s.last_at) DESC, s.project",
     )?;
@@ -71,6 +73,7 @@ pub fn projects(store: &Store) -> Result<Vec<ProjectRow>> {
                 summary_status: r.get(5)?,
                 name: r.get(6)?,
                 root: r.get(7)?,
+                merged: serde_json::from_str(&r.get::<_, String>(8)?).unwrap_or_default(),
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -230,6 +233,9 @@ pub struct ProjectRow {
     pub summary: Option<String>,
     /// running | complete (None without an L4 yet).
     pub summary_status: Option<String>,
+    /// The projects merged into this one (`projects merge`), by label: a
+    /// merged project is not listed as a row of its own.
+    pub merged: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

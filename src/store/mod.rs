@@ -10,6 +10,7 @@ pub mod forget;
 pub mod forgotten;
 pub mod imports;
 pub mod inspect;
+pub mod merge;
 pub mod privacy;
 pub mod projects;
 pub mod queue;

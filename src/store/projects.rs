@@ -2,7 +2,11 @@
 //! its root, or added), and the project a `--project` argument (a path or
 //! a name) means. `sessions.project` and `summaries.project` hold a
 //! project's `key`; its `label` is the name shown, unambiguous among all
-//! projects (see `project::labels`).
+//! projects (see `project::labels`). A project merged into another
+//! (`merged_into`, see `store::merge`) keeps its row so its folder and name
+//! still find it, and every lookup here follows it to the project it was
+//! merged into: a turn from its folder lands there, `--project` reads
+//! there.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,6 +28,15 @@ pub struct Project {
     pub label: String,
 }
 
+/// A key's project after merges: the project it was merged into, else
+/// itself (merges are flattened, so one step is the end).
+const LIVE: &str = "coalesce(merged_into, key)";
+
+/// The project `key` now is: the one it was merged into, else `key`.
+pub fn follow(c: &Connection, key: &str) -> rusqlite::Result<String> {
+    Ok(key_where(c, &format!("SELECT {LIVE} FROM projects WHERE key = ?1"), key)?.unwrap_or_else(|| key.to_string()))
+}
+
 /// What a spec names among the stored projects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Found {
@@ -38,12 +51,21 @@ fn key_where(c: &Connection, sql: &str, arg: &str) -> rusqlite::Result<Option<St
     c.prepare_cached(sql)?.query_row([arg], |r| r.get(0)).optional()
 }
 
-/// The stored project `spec` names, without writing anything. A root is
-/// found by that root, then as a key (a project named by a path before
-/// roots were known), then as a project of its name whose root is not known
-/// yet (which it then becomes: see [`ensure`]). A name is found as a key,
-/// then as the name of exactly one project.
+/// The stored project `spec` names, without writing anything, after
+/// merges ([`follow`]). A root is found by that root, then as a key (a
+/// project named by a path before roots were known), then as a project of
+/// its name whose root is not known yet (which it then becomes: see
+/// [`ensure`]). A name is found as a key, then as the name of exactly one
+/// project (projects merged into one count once).
 pub fn find(c: &Connection, spec: &Spec) -> rusqlite::Result<Found> {
+    Ok(match find_row(c, spec)? {
+        Found::Key(k) => Found::Key(follow(c, &k)?),
+        other => other,
+    })
+}
+
+/// [`find`] before merges: the row the spec names.
+fn find_row(c: &Connection, spec: &Spec) -> rusqlite::Result<Found> {
     if let Some(root) = spec.root.as_deref() {
         for (sql, arg) in [
             ("SELECT key FROM projects WHERE root = ?1", root),
@@ -59,12 +81,26 @@ pub fn find(c: &Connection, spec: &Spec) -> rusqlite::Result<Found> {
     if let Some(k) = key_where(c, "SELECT key FROM projects WHERE key = ?1", &spec.name)? {
         return Ok(Found::Key(k));
     }
-    let named = rows(c, "WHERE name = ?1", &spec.name)?;
-    Ok(match named.len() {
+    let live = keys(c, &format!("SELECT DISTINCT {LIVE} FROM projects WHERE name = ?1"), &spec.name)?;
+    Ok(match live.len() {
         0 => Found::None,
-        1 => Found::Key(named.into_iter().next().unwrap().key),
-        _ => Found::Ambiguous(named),
+        1 => Found::Key(live.into_iter().next().unwrap()),
+        _ => Found::Ambiguous(live_rows(c, &live)?),
     })
+}
+
+fn keys(c: &Connection, sql: &str, arg: &str) -> rusqlite::Result<Vec<String>> {
+    c.prepare_cached(sql)?.query_map([arg], |r| r.get(0))?.collect()
+}
+
+/// The stored projects keyed `keys`, by label.
+fn live_rows(c: &Connection, keys: &[String]) -> rusqlite::Result<Vec<Project>> {
+    let mut out = Vec::new();
+    for k in keys {
+        out.extend(rows(c, "WHERE key = ?1", k)?);
+    }
+    out.sort_by(|a, b| (&a.label, &a.key).cmp(&(&b.label, &b.key)));
+    Ok(out)
 }
 
 fn rows(c: &Connection, filter: &str, arg: &str) -> rusqlite::Result<Vec<Project>> {
@@ -76,9 +112,9 @@ fn rows(c: &Connection, filter: &str, arg: &str) -> rusqlite::Result<Vec<Project
     out.collect()
 }
 
-/// Every stored project, by label.
+/// Every stored project not merged into another, by label.
 pub fn all(store: &Store) -> Result<Vec<Project>> {
-    Ok(rows(&store.conn, "", "")?)
+    Ok(rows(&store.conn, "WHERE merged_into IS NULL", "")?)
 }
 
 /// The key of the project `spec` names, adding it when there is none (the
@@ -86,9 +122,10 @@ pub fn all(store: &Store) -> Result<Vec<Project>> {
 /// not known gets the root; a project found by its root takes the spec's
 /// name (a configured name renames it). A name several projects have goes
 /// to the project keyed by that name (see [`find`] for a caller that
-/// refuses it instead).
+/// refuses it instead). A merged project's turn goes to the project it was
+/// merged into (its own row still learns its root).
 pub fn ensure(c: &Connection, spec: &Spec) -> rusqlite::Result<String> {
-    let key = match find(c, spec)? {
+    let key = match find_row(c, spec)? {
         Found::Key(k) => {
             if let Some(root) = spec.root.as_deref() {
                 let changed = c
@@ -101,7 +138,7 @@ pub fn ensure(c: &Connection, spec: &Spec) -> rusqlite::Result<String> {
                     relabel(c)?;
                 }
             }
-            return Ok(k);
+            return follow(c, &k);
         }
         Found::Ambiguous(_) | Found::None => spec.root.clone().unwrap_or_else(|| spec.name.clone()),
     };
@@ -111,17 +148,19 @@ pub fn ensure(c: &Connection, spec: &Spec) -> rusqlite::Result<String> {
     )?
     .execute(params![key, spec.name, spec.root, now_ms()])?;
     relabel(c)?;
-    Ok(key)
+    follow(c, &key)
 }
 
 /// Remove the projects no session or summary names any more (after
-/// `forget`).
+/// `forget`), and the projects merged into one of them (a merged project
+/// holds no memory of its own: it lasts as long as the one it went to).
 pub fn drop_unused(c: &Connection) -> rusqlite::Result<()> {
     let n = c.execute(
-        "DELETE FROM projects WHERE key NOT IN (SELECT project FROM sessions WHERE project IS NOT NULL)
+        "DELETE FROM projects WHERE merged_into IS NULL
+            AND key NOT IN (SELECT project FROM sessions WHERE project IS NOT NULL)
             AND key NOT IN (SELECT project FROM summaries WHERE project IS NOT NULL)",
         [],
-    )?;
+    )? + c.execute("DELETE FROM projects WHERE merged_into NOT IN (SELECT key FROM projects)", [])?;
     if n > 0 {
         relabel(c)?;
     }
@@ -151,12 +190,26 @@ pub struct Lookup<'a> {
     pub configured: &'a BTreeMap<String, String>,
 }
 
+/// Whether a lookup follows merges (what `--project` means now) or stops
+/// at the row the argument names (what `projects merge` moves).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Merged {
+    Follow,
+    Row,
+}
+
 /// The key of the project `arg` means: a path (`/…`, `~/…`, `./…`) is the
 /// project of that folder (its repository root, a configured name) or of
 /// the nearest stored root above it; a name is a key, a label, a name
-/// (exactly one project's), or one of those in another case. An unknown or
-/// ambiguous one is a usage error that names it.
+/// (exactly one project's), or one of those in another case. A merged
+/// project means the project it was merged into. An unknown or ambiguous
+/// one is a usage error that names it.
 pub fn resolve(store: &Store, arg: &str, lookup: &Lookup<'_>) -> Result<String> {
+    resolve_as(store, arg, lookup, Merged::Follow)
+}
+
+/// [`resolve`], following merges or not.
+pub fn resolve_as(store: &Store, arg: &str, lookup: &Lookup<'_>, merged: Merged) -> Result<String> {
     let arg = arg.trim();
     if arg.is_empty() {
         return Err(fail(Exit::Usage, "the project is empty; `ragger projects` lists them"));
@@ -167,24 +220,20 @@ pub fn resolve(store: &Store, arg: &str, lookup: &Lookup<'_>) -> Result<String> 
     };
     if project::is_path(arg) {
         let abs = project::absolute(arg, lookup.home, lookup.cwd);
-        return of_folder(store, &abs, lookup.configured)?.ok_or_else(|| unknown("that folder"));
+        return folder_key(store, &abs, lookup.configured, merged)?.ok_or_else(|| unknown("that folder"));
     }
-    for sql in [
-        "SELECT key FROM projects WHERE key = ?1",
-        "SELECT key FROM projects WHERE label = ?1",
-        "SELECT key FROM projects WHERE name = ?1 AND (SELECT count(*) FROM projects WHERE name = ?1) = 1",
-        "SELECT key FROM projects WHERE lower(label) = lower(?1)
-             AND (SELECT count(*) FROM projects WHERE lower(label) = lower(?1)) = 1",
-        "SELECT key FROM projects WHERE lower(name) = lower(?1)
-             AND (SELECT count(*) FROM projects WHERE lower(name) = lower(?1)) = 1",
-    ] {
-        if let Some(k) = key_where(c, sql, arg)? {
-            return Ok(k);
+    // Each step takes a unique answer (projects merged into one are one
+    // answer when following merges).
+    let col = if merged == Merged::Follow { LIVE } else { "key" };
+    for filter in ["key = ?1", "label = ?1", "name = ?1", "lower(label) = lower(?1)", "lower(name) = lower(?1)"] {
+        let found = keys(c, &format!("SELECT DISTINCT {col} FROM projects WHERE {filter}"), arg)?;
+        if let [k] = &found[..] {
+            return Ok(k.clone());
         }
     }
-    let same = rows(c, "WHERE lower(name) = lower(?1)", arg)?;
+    let same = keys(c, &format!("SELECT DISTINCT {col} FROM projects WHERE lower(name) = lower(?1)"), arg)?;
     if same.len() > 1 {
-        return Err(fail(Exit::Usage, ambiguous(arg, &same)));
+        return Err(fail(Exit::Usage, ambiguous(arg, &live_rows(c, &same)?)));
     }
     Err(unknown("that name"))
 }
@@ -193,26 +242,47 @@ pub fn resolve(store: &Store, arg: &str, lookup: &Lookup<'_>) -> Result<String> 
 /// repository root or configured name, else, for a folder in no
 /// repository here (one on another machine, a root without `.git`), of
 /// the nearest stored root above it. A repository with no memory yet gets
-/// none, never its parent folder's. Nothing is written.
+/// none, never its parent folder's. A merged project's folder is the
+/// project it was merged into. Nothing is written.
 pub fn of_folder(store: &Store, abs: &Path, configured: &BTreeMap<String, String>) -> Result<Option<String>> {
-    let spec = project::for_folder(&project::path_text(abs), configured);
+    folder_key(store, abs, configured, Merged::Follow)
+}
+
+fn folder_key(
+    store: &Store,
+    abs: &Path,
+    configured: &BTreeMap<String, String>,
+    merged: Merged,
+) -> Result<Option<String>> {
+    let c = &store.conn;
+    let live = |k: String| -> rusqlite::Result<String> {
+        if merged == Merged::Follow {
+            follow(c, &k)
+        } else {
+            Ok(k)
+        }
+    };
+    let abs = project::canonical(abs);
+    let spec = project::for_folder(&project::path_text(&abs), configured);
     if let Some(spec) = &spec {
-        if let Found::Key(k) = find(&store.conn, spec)? {
-            return Ok(Some(k));
+        if let Found::Key(k) = find_row(c, spec)? {
+            return Ok(Some(live(k)?));
         }
     }
     let in_repository =
         spec.as_ref().and_then(|s| s.root.as_deref()).is_some_and(|r| Path::new(r).join(".git").exists());
-    let configured_name = configured.keys().any(|d| abs.starts_with(d.trim_end_matches('/')));
+    let configured_name =
+        configured.keys().any(|d| abs.starts_with(project::canonical(Path::new(d.trim_end_matches('/')))));
     if in_repository || configured_name {
         return Ok(None);
     }
-    Ok(all(store)?
+    let nearest = rows(c, "", "")?
         .into_iter()
         .filter_map(|p| p.root.map(|r| (r, p.key)))
         .filter(|(r, _)| abs.starts_with(r))
         .max_by_key(|(r, _)| r.len())
-        .map(|(_, k)| k))
+        .map(|(_, k)| k);
+    Ok(nearest.map(live).transpose()?)
 }
 
 /// The one-line message for a name several projects have.
@@ -306,6 +376,28 @@ mod tests {
         assert_eq!(find(&store.conn, &Spec::named("api")).unwrap(), Found::Key("/x/api".into()));
         let map = BTreeMap::new();
         assert_eq!(resolve(&store, "WEBSHOP (V)", &lookup_in(Path::new("/"), &map)).unwrap(), "/v/webshop");
+    }
+
+    #[test]
+    fn a_merged_project_is_found_as_the_project_it_went_into() {
+        let store = Store::memory().unwrap();
+        let a = ensure(&store.conn, &rooted("/home/dev/clientA/backend")).unwrap();
+        let b = ensure(&store.conn, &rooted("/home/dev/clientB/backend")).unwrap();
+        store.conn.execute("UPDATE projects SET merged_into = ?2 WHERE key = ?1", [&a, &b]).unwrap();
+        let map = BTreeMap::new();
+        let l = lookup_in(Path::new("/"), &map);
+        // The bare name two rows share is one project now; each label and folder follows.
+        for arg in ["backend", "Backend", "backend (clientA)", "/home/dev/clientA/backend/src"] {
+            assert_eq!(resolve(&store, arg, &l).unwrap(), b, "{arg}");
+        }
+        // Unless the row itself is asked for.
+        assert_eq!(resolve_as(&store, "backend (clientA)", &l, Merged::Row).unwrap(), a);
+        assert_eq!(resolve_as(&store, "/home/dev/clientA/backend", &l, Merged::Row).unwrap(), a);
+        assert!(resolve_as(&store, "backend", &l, Merged::Row).unwrap_err().to_string().contains("ambiguous"));
+        // A turn of its folder or its name goes to the project it went into.
+        assert_eq!(ensure(&store.conn, &rooted("/home/dev/clientA/backend")).unwrap(), b);
+        assert_eq!(find(&store.conn, &Spec::named("backend")).unwrap(), Found::Key(b.clone()));
+        assert_eq!(all(&store).unwrap().into_iter().map(|p| p.key).collect::<Vec<_>>(), [b]);
     }
 
     #[test]

@@ -342,6 +342,15 @@ INSERT INTO projects (key, name, root, label, created_at)
     SELECT project, project, NULL, project, min(created_at) FROM summaries
     WHERE project IS NOT NULL AND project NOT IN (SELECT key FROM projects) GROUP BY project;
 "#,
+    // 10: merged projects. `ragger projects merge FROM INTO` moves FROM's
+    // sessions and segments to INTO and keeps FROM's row with the key of
+    // INTO here, so a later turn from FROM's folder or name is stored in
+    // INTO and `--project FROM` reads INTO. A merged row holds no memory
+    // and always names a project that is not merged itself.
+    r#"
+ALTER TABLE projects ADD COLUMN merged_into TEXT;
+CREATE INDEX projects_merged ON projects(merged_into) WHERE merged_into IS NOT NULL;
+"#,
 ];
 
 #[cfg(test)]

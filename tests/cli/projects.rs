@@ -320,9 +320,9 @@ fn an_old_database_keeps_its_projects_until_a_folder_of_that_name_takes_them_ove
     old_database(&env);
     let p = env.run(&["projects", "--json"]).ok().json();
     assert_eq!((p[0]["project"].as_str(), p[0]["root"].as_str()), (Some("webshop"), None), "{p:#}");
-    // Migrated through 8 (turn kinds: the old turn is a conversation turn)
-    // and 9 (projects).
-    assert_eq!(env.sql().query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), 9);
+    // Migrated through 8 (turn kinds: the old turn is a conversation
+    // turn), 9 (projects) and 10 (merged projects).
+    assert_eq!(env.sql().query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), 10);
     assert_eq!(
         env.sql().query_row("SELECT kind FROM turns WHERE id = 1", [], |r| r.get::<_, String>(0)).unwrap(),
         "turn"
@@ -354,5 +354,168 @@ fn an_old_database_keeps_its_projects_until_a_folder_of_that_name_takes_them_ove
         .collect();
     labels.sort();
     assert_eq!(labels, ["webshop (forks)", "webshop (projects)"]);
+    env.assert_check();
+}
+
+/// Two repositories, `old-shop` and `webshop`, each with a closed session
+/// summarised through its project summary (L4); `old-shop`'s turns name
+/// `zebracorn`.
+fn two_summarized_repositories() -> (crate::support::FakeServer, Env, PathBuf, PathBuf) {
+    let server = crate::support::FakeServer::start(crate::support::topic_reply);
+    let env = Env::new().with_server(&server);
+    let old = repo(&env, "work/old-shop");
+    let shop = repo(&env, "work/webshop");
+    let at = crate::support::minutes_ago(60);
+    for (session, root, topic) in [("o1", &old, "zebracorn"), ("w1", &shop, "checkout")] {
+        for i in 0..3 {
+            let user = format!("Question {i} about [topic:{topic}] in {session}");
+            env.capture(session, &user, &format!("Answer {i}."), &["--project", s(root), "--at", &at]).ok();
+        }
+    }
+    env.run(&["housekeeping"]).ok();
+    let l4: i64 =
+        env.sql().query_row("SELECT count(DISTINCT project) FROM summaries WHERE level = 4", [], |r| r.get(0)).unwrap();
+    assert_eq!(l4, 2, "the setup must have built both project summaries");
+    env.assert_check();
+    (server, env, old, shop)
+}
+
+/// Everything a merge could change, as text.
+fn memory_rows(env: &Env) -> String {
+    env.sql()
+        .query_row(
+            "SELECT (SELECT group_concat(key || ':' || coalesce(merged_into, '-') || ':' || label, ' ') FROM projects)
+                 || ' | ' || (SELECT group_concat(external_id || ':' || project, ' ') FROM sessions)
+                 || ' | ' || (SELECT group_concat(id || ':' || level || ':' || project || ':' || l4_state, ' ') FROM summaries)
+                 || ' | ' || (SELECT count(*) FROM embeddings)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn merging_a_project_moves_its_memory_and_its_folder_follows() {
+    let (_server, env, old, shop) = two_summarized_repositories();
+    let before = memory_rows(&env);
+
+    // A dry run says what would move and writes nothing.
+    let dry = env.run(&["projects", "merge", "old-shop", s(&shop), "--dry-run"]).ok();
+    assert_eq!(
+        dry.stdout.trim(),
+        "would merge old-shop into webshop: 1 session(s), 3 turn(s), 1 segment(s); 2 project summaries removed, \
+         2 segment(s) to fold into webshop's again",
+    );
+    assert_eq!(memory_rows(&env), before, "--dry-run must change nothing");
+    let dry = env.run(&["projects", "merge", "old-shop", "webshop", "--dry-run", "--json"]).ok().json();
+    assert_eq!((dry["dry_run"].as_bool(), dry["sessions"].as_u64()), (Some(true), Some(1)), "{dry}");
+
+    let r = env.run(&["projects", "merge", "old-shop", "webshop", "--json"]).ok().json();
+    assert_eq!(
+        r,
+        json!({"from": "old-shop", "into": "webshop", "dry_run": false, "already_merged": false, "sessions": 1,
+               "turns": 3, "segments": 1, "summaries_removed": 2, "segments_to_refold": 2})
+    );
+    env.assert_check();
+
+    // One project now, holding both sessions; the merged one is named on its row.
+    let p = env.run(&["projects", "--json"]).ok().json();
+    assert_eq!(p.as_array().unwrap().len(), 1, "{p:#}");
+    assert_eq!((p[0]["project"].as_str(), p[0]["sessions"].as_i64()), (Some("webshop"), Some(2)), "{p:#}");
+    assert_eq!(p[0]["merged"], json!(["old-shop"]));
+    assert!(env.run(&["projects"]).ok().stdout.contains("merged into it: old-shop"));
+
+    // Search and context for INTO find FROM's turns; FROM's name reads INTO.
+    let hits = env.run(&["search", "--json", "zebracorn", "--project", "webshop"]).ok().json();
+    assert!(hits.as_array().unwrap().iter().any(|h| h["session"] == "o1"), "{hits:#}");
+    let block = env.run(&["context", "--project", "webshop", "--json"]).ok().json();
+    assert_eq!(sessions_in(&block), ["o1", "w1"], "{block:#}");
+    let block = env.run(&["context", "--project", "old-shop", "--json"]).ok().json();
+    assert_eq!(sessions_in(&block), ["o1", "w1"], "{block:#}");
+
+    // The next pass folds INTO's project summary again, from both segments.
+    env.run(&["housekeeping"]).ok();
+    let st = env.status();
+    assert_eq!(st["pending_l4"], 0, "{st:#}");
+    let covered: Vec<String> = env
+        .sql()
+        .prepare(
+            "SELECT s.external_id FROM summaries m JOIN summaries p ON p.id = m.l4_id JOIN sessions s ON s.id = m.session_id
+             WHERE p.project = ?1 ORDER BY 1",
+        )
+        .unwrap()
+        .query_map([s(&shop)], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(covered, ["o1", "w1"]);
+    env.assert_check();
+
+    // A turn captured later in FROM's folder lands in INTO.
+    codex_turn(&env, "o2", &old.join("src"), "Is the old shop still deployed?", "No, it redirects to webshop.");
+    let p = env.run(&["projects", "--json"]).ok().json();
+    assert_eq!((p.as_array().unwrap().len(), p[0]["sessions"].as_i64()), (1, Some(3)), "{p:#}");
+    let given = session_start(&env, &old);
+    assert!(given.contains("(project webshop, from ragger)"), "{given}");
+
+    // Merging again: nothing left, nothing changed.
+    let before = memory_rows(&env);
+    let again = env.run(&["projects", "merge", "old-shop", "webshop"]).ok();
+    assert_eq!(again.stdout.trim(), "nothing left to merge: old-shop is merged into webshop");
+    let again = env.run(&["projects", "merge", s(&old), s(&shop), "--json"]).ok().json();
+    assert_eq!((again["already_merged"].as_bool(), again["sessions"].as_u64()), (Some(true), Some(0)));
+    assert_eq!(memory_rows(&env), before);
+    env.assert_check();
+}
+
+#[test]
+fn merging_an_unknown_project_or_one_into_itself_is_a_usage_error() {
+    let env = Env::new();
+    let shop = repo(&env, "work/webshop");
+    codex_turn(&env, "w1", &shop, "Which payment provider?", "Stripe.");
+    for (args, message) in [
+        (
+            ["projects", "merge", "nowhere", "webshop"],
+            "ragger: unknown project \"nowhere\": no project has that name; `ragger projects` lists them",
+        ),
+        (
+            ["projects", "merge", "webshop", "/elsewhere/shop"],
+            "ragger: unknown project \"/elsewhere/shop\": no project has that folder; `ragger projects` lists them",
+        ),
+        (["projects", "merge", "webshop", "webshop"], "ragger: project \"webshop\" cannot be merged into itself"),
+    ] {
+        let r = env.run(&args).code(2);
+        assert_eq!(r.stderr.trim(), message, "{args:?}");
+        assert!(r.stdout.is_empty());
+    }
+    env.run(&["projects", "merge", "webshop"]).code(2);
+    env.assert_check();
+}
+
+#[test]
+fn a_symlinked_or_dotted_path_is_the_same_project_as_its_folder() {
+    let env = Env::new();
+    let shop = repo(&env, "work/webshop");
+    std::fs::create_dir_all(env.path("work/other")).unwrap();
+    let link = env.path("link-to-shop");
+    std::os::unix::fs::symlink(&shop, &link).unwrap();
+    let canonical = std::fs::canonicalize(&shop).unwrap();
+
+    env.capture("c1", "Where is the cart?", "In src/cart.rs.", &["--project", s(&link.join("src"))]).ok();
+    let dotted = format!("{}/work/other/../webshop", s(&env.path("")).trim_end_matches('/'));
+    env.capture("c2", "And the tests?", "In tests/.", &["--project", &dotted]).ok();
+    codex_turn(&env, "c3", &link, "Which payment provider?", "Stripe.");
+    // A folder behind a link and `..` inside the link's folder.
+    codex_turn(&env, "c4", &link.join("src/../src"), "Run the tests", "All pass.");
+
+    let p = env.run(&["projects", "--json"]).ok().json();
+    assert_eq!(p.as_array().unwrap().len(), 1, "{p:#}");
+    assert_eq!((p[0]["root"].as_str(), p[0]["sessions"].as_i64()), (Some(s(&canonical)), Some(4)), "{p:#}");
+    // `--project` reads a link alike.
+    let rows = env.run(&["sessions", "--project", s(&link), "--json"]).ok().json();
+    assert_eq!(rows.as_array().unwrap().len(), 4, "{rows:#}");
+    let block =
+        env.run(&["context", "--project", &format!("{}/../link-to-shop", s(&env.path("work"))), "--json"]).ok().json();
+    assert!(!sessions_in(&block).is_empty(), "{block:#}");
     env.assert_check();
 }
