@@ -6,7 +6,6 @@ use crate::cli::ForgetArgs;
 use crate::cmd::{print_json, Ctx};
 use crate::exit::{fail, Exit};
 use crate::forget::{forget, parse_date, select, Selector};
-use crate::lock;
 
 pub fn run(ctx: &Ctx, args: &ForgetArgs) -> Result<Exit> {
     let before = match &args.before {
@@ -26,19 +25,7 @@ pub fn run(ctx: &Ctx, args: &ForgetArgs) -> Result<Exit> {
     ctx.require_db()?;
     let db = ctx.db_path();
     // No pass may fold the turns while they go.
-    let _lock = if args.dry_run {
-        None
-    } else {
-        match lock::try_lock(&db)? {
-            Some(l) => Some(l),
-            None => {
-                return Err(fail(
-                    Exit::Locked,
-                    format!("a summarize pass holds the lock for {}; try again when it ends", db.display()),
-                ))
-            }
-        }
-    };
+    let _lock = crate::cmd::lock_unless_dry(&db, args.dry_run)?;
     let mut store = ctx.open_store()?;
     let sel = Selector { project: ctx.project_opt(&store, sel.project.as_deref())?, ..sel };
     let doomed = select(&store, &sel)?;

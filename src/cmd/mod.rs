@@ -111,3 +111,19 @@ pub fn drain_spool_until(ctx: &Ctx, store: &mut crate::store::Store, deadline: O
 pub fn drain_spool(ctx: &Ctx, store: &mut crate::store::Store) {
     drain_spool_until(ctx, store, None)
 }
+
+/// The run lock for a command that rewrites what a pass folds (`forget`,
+/// `redact`, `projects merge`), or none for its dry run: exit 75 while a
+/// pass holds it.
+pub(crate) fn lock_unless_dry(db: &std::path::Path, dry_run: bool) -> Result<Option<crate::lock::RunLock>> {
+    if dry_run {
+        return Ok(None);
+    }
+    let lock = crate::lock::try_lock(db)?.ok_or_else(|| {
+        crate::exit::fail(
+            Exit::Locked,
+            format!("a summarize pass holds the lock for {}; try again when it ends", db.display()),
+        )
+    })?;
+    Ok(Some(lock))
+}

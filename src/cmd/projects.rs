@@ -8,7 +8,7 @@ use anyhow::Result;
 use crate::cli::{MergeArgs, ProjectsAction, ProjectsArgs};
 use crate::cmd::{print_json, Ctx};
 use crate::display::{line, text};
-use crate::exit::{fail, Exit};
+use crate::exit::Exit;
 use crate::store::projects::Merged;
 
 pub fn run(ctx: &Ctx, args: &ProjectsArgs) -> Result<Exit> {
@@ -59,19 +59,7 @@ fn merge(ctx: &Ctx, a: &MergeArgs) -> Result<Exit> {
     ctx.require_db()?;
     let db = ctx.db_path();
     // No pass may fold the project summaries while they go.
-    let _lock = if a.dry_run {
-        None
-    } else {
-        match crate::lock::try_lock(&db)? {
-            Some(l) => Some(l),
-            None => {
-                return Err(fail(
-                    Exit::Locked,
-                    format!("a summarize pass holds the lock for {}; try again when it ends", db.display()),
-                ))
-            }
-        }
-    };
+    let _lock = crate::cmd::lock_unless_dry(&db, a.dry_run)?;
     let mut store = ctx.open_store()?;
     let from = ctx.project_as(&store, &a.from, Merged::Row)?;
     let into = ctx.project(&store, &a.into)?;

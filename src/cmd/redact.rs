@@ -5,7 +5,6 @@ use anyhow::Result;
 use crate::cli::RedactArgs;
 use crate::cmd::{print_json, Ctx};
 use crate::exit::{fail, Exit};
-use crate::lock;
 use crate::redact::Redactor;
 use crate::store::privacy::redact_stored;
 
@@ -15,13 +14,7 @@ pub fn run(ctx: &Ctx, args: &RedactArgs) -> Result<Exit> {
         return Err(fail(Exit::Config, "[privacy] redact is false: nothing to apply"));
     }
     let db = ctx.db_path();
-    let _lock = if args.dry_run {
-        None
-    } else {
-        Some(lock::try_lock(&db)?.ok_or_else(|| {
-            fail(Exit::Locked, format!("a summarize pass holds the lock for {}; try again when it ends", db.display()))
-        })?)
-    };
+    let _lock = crate::cmd::lock_unless_dry(&db, args.dry_run)?;
     let mut store = ctx.open_store()?;
     let rep = redact_stored(&mut store, &r, args.dry_run)?;
     if ctx.json() {
