@@ -492,6 +492,16 @@ fn a_pass_skipped_for_the_lock_says_so_with_verbose() {
     }
     let r = env.run(&["retry", "--all"]).code(75);
     assert!(r.stderr.contains("a summarize pass is running"), "{}", r.stderr);
+    // The commands that rewrite what a pass folds wait for it; their dry runs do not.
+    env.capture("s1", "How do I back up /srv?", "Use restic.", &["--project", "alpha"]).ok();
+    env.capture("s2", "How do I bake bread?", "Bake at 250 C.", &["--project", "beta"]).ok();
+    for cmd in [&["forget", "--session", "s1"][..], &["projects", "merge", "alpha", "beta"][..]] {
+        let r = env.run(cmd).code(75);
+        assert!(r.stderr.contains("a summarize pass holds the lock"), "{cmd:?}: {}", r.stderr);
+        let mut dry = cmd.to_vec();
+        dry.push("--dry-run");
+        env.run(&dry).ok();
+    }
     drop(held);
 }
 
