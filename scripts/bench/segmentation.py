@@ -146,6 +146,24 @@ def joined_set(pool, count, seed):
     return out
 
 
+def whole_set(pool, count, seed):
+    """Sessions joining 2-3 whole task dialogues of `pool` (the DialSeg711
+    kind, whose segments are whole task dialogues: a dialogue's own shifts
+    between the parts of one request are no boundary), boundaries at the
+    joins only; seeded."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        parts = rng.sample(pool, rng.choice([2, 3]))
+        turns, bounds = [], []
+        for d in parts:
+            if turns:
+                bounds.append(len(turns))
+            turns.extend(d["turns"])
+        out.append({"id": f"whole_{i}", "turns": turns, "bounds": bounds, "from": [d["id"] for d in parts]})
+    return out
+
+
 # --- metrics ------------------------------------------------------------------
 def either_refs(item, hyp):
     """The reference boundaries of `item` for `hyp` when a boundary inside a
@@ -292,6 +310,7 @@ def main():
     ap.add_argument("--local", action="store_true", help="the embedded local memory model instead of the extractive server")
     ap.add_argument("--variant", action="append", default=[], help="TOML snippet (or @FILE) added to the config; repeatable; '' is the config default")
     ap.add_argument("--joined", type=int, help="joined sessions to build (default: --limit, else 200; 0: none); each joins 2-3 pieces of other dialogues, a piece being a dialogue's first run of 2-4 turns inside one reference segment")
+    ap.add_argument("--whole", type=int, help="sessions joining 2-3 whole task dialogues (the DialSeg711 kind: boundaries at the joins only) to build from the first set (default: --limit, else 200; 0: none)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1, help="CPU threads per process for the local model and the embedder (0: all cores)")
@@ -325,12 +344,16 @@ def main():
         name = os.path.basename(p)[: -len(".jsonl")] if p.endswith(".jsonl") else os.path.basename(p)
         sets[name] = load_set(p)
     pool = [d for items in sets.values() for d in items]
+    task = next(iter(sets.values()), [])  # the first set (task dialogue) before --limit
     n_joined = a.joined if a.joined is not None else (a.limit if a.limit is not None else 200)
     if a.limit is not None:
         for name in list(sets):
             sets[name] = sets[name][: a.limit]
     if n_joined > 0:
         sets["joined"] = joined_set(pool, n_joined, a.seed)
+    n_whole = a.whole if a.whole is not None else (a.limit if a.limit is not None else 200)
+    if n_whole > 0 and task:
+        sets["whole"] = whole_set(task, n_whole, a.seed)
     if a.agents:
         if not os.path.isfile(a.agents):
             bl.die(PROG, f"{a.agents}: no such file (set --agents, or '' for none)", 2)
@@ -490,7 +513,9 @@ model: {model}; the real embedder (all-MiniLM-L6-v2).{before_note} Sets, one a k
 task dialogue with frequent shifts, and TIAGE, open-domain chit-chat; development splits); `joined`:
 {n_joined} sessions joining 2–3 conversations, each from another dialogue of those sets (seed {a.seed}) and one
 topic by that dialogue's own reference: its first run of 2–4 turns that lie whole inside one reference
-segment (a dialogue without one is left out), boundaries at the joins only; `agents`: coding-agent
+segment (a dialogue without one is left out), boundaries at the joins only; `whole`: {n_whole} sessions
+joining 2–3 whole dialogues of the first set (seed {a.seed}; the DialSeg711 kind, whose segments are whole
+task dialogues: a dialogue's own shifts are no boundary), boundaries at the joins only; `agents`: coding-agent
 sessions written for this benchmark (`scripts/bench/data/agents.jsonl`: a 16-turn session on one bug
 and its fix, one feature, two and three unrelated tasks in one session, with the acknowledgements and
 follow-ups of real sessions); `locomo`: the sessions of LoCoMo conv-26 (`../shared/data/locomo`),
