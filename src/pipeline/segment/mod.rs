@@ -26,7 +26,8 @@
 //!   answer, and it may start a segment without a content word ("hi").
 //!
 //! - the dialogue act, again: a question of the user's own (not an answer)
-//!   is a new request and raises the signal.
+//!   is a new request and raises the signal, in proportion to the new
+//!   words it brings.
 //!
 //! A gap is a boundary when its signal reaches a floor and a share of the
 //! strongest shift around it, and the running segment is long enough,
@@ -39,7 +40,9 @@ mod score;
 #[cfg(test)]
 mod tests;
 
-pub use score::{has_substance, judge, Score, Verdict, ADJACENT_WEIGHT, CONTEXT, NOVELTY_WEIGHT, RELATIVE, WINDOW};
+pub use score::{
+    has_substance, judge, Score, Verdict, ADJACENT_WEIGHT, CONTEXT, DEPTH_WEIGHT, NOVELTY_WEIGHT, RELATIVE, WINDOW,
+};
 
 pub use crate::config::Segmenter;
 

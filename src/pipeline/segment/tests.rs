@@ -178,12 +178,13 @@ fn filler_and_acknowledgements_never_open_a_segment() {
 #[test]
 fn a_segment_needs_its_minimum_length_unless_the_shift_is_overwhelming() {
     let s = settings();
-    assert_eq!(s.min_turns, 2);
+    assert_eq!(s.min_turns, 3);
     let sc = Score { signal: 3.0, threshold: 2.8, strong: 4.0, substance: true, ..Score::default() };
-    // After one turn of the running segment a clear shift does not end it...
+    // After one or two turns of the running segment a clear shift does not end it...
     assert_eq!(sc.verdict(1, s.min_turns), Verdict::TooShort);
-    // ...after two it does.
-    assert_eq!(sc.verdict(2, s.min_turns), Verdict::NewSegment);
+    assert_eq!(sc.verdict(2, s.min_turns), Verdict::TooShort);
+    // ...after three it does.
+    assert_eq!(sc.verdict(3, s.min_turns), Verdict::NewSegment);
     // An overwhelming shift may leave a segment of one turn.
     let strong = Score { signal: 4.1, ..sc };
     assert_eq!(strong.verdict(1, s.min_turns), Verdict::NewSegment);
@@ -192,8 +193,9 @@ fn a_segment_needs_its_minimum_length_unless_the_shift_is_overwhelming() {
     let beside = Score { threshold: 4.5, ..strong };
     assert_eq!(beside.verdict(1, s.min_turns), Verdict::Weak);
     assert_eq!(beside.verdict(5, s.min_turns), Verdict::Weak);
-    // A longer minimum holds a shift back longer.
-    assert_eq!(sc.verdict(2, 3), Verdict::TooShort);
+    // A longer minimum holds a shift back longer, a shorter one less.
+    assert_eq!(sc.verdict(3, 4), Verdict::TooShort);
+    assert_eq!(sc.verdict(2, 2), Verdict::NewSegment);
 
     // In a session: an aside of one turn between two segments on the same
     // subject is not a segment of its own; the change that follows it is
@@ -269,7 +271,7 @@ fn the_threshold_adapts_to_the_sessions_own_signal() {
 #[test]
 fn a_question_of_the_users_own_raises_the_signal_and_an_answer_does_not() {
     let s = settings();
-    let half = [0.6, 0.8, 0.0];
+    let half = [0.8, 0.6, 0.0];
     let texts = |last: &str| {
         session(&[
             ("restic backup of /srv every night", &BACKUP),
@@ -281,8 +283,17 @@ fn a_question_of_the_users_own_raises_the_signal_and_an_answer_does_not() {
     };
     let asked = judge(&texts("what flour suits a rye loaf?"), &s).unwrap()[3].unwrap();
     let told = judge(&texts("rye flour suits a dense loaf"), &s).unwrap()[3].unwrap();
+    // Every word of the question is new, so it adds the whole weight.
+    assert!(asked.novelty == 1.0 && told.novelty == 1.0, "{asked:?} {told:?}");
     assert!((asked.question - s.question_weight).abs() < 1e-6 && told.question == 0.0, "{asked:?} {told:?}");
     assert!((asked.signal - told.signal - s.question_weight).abs() < 1e-4, "{asked:?} {told:?}");
+    // A question about what was just said is a follow-up: it names nothing
+    // new and adds nothing; one that half-repeats adds half.
+    let back = judge(&texts("is the restic backup check weekly?"), &s).unwrap()[3].unwrap();
+    assert!(back.novelty == 0.0 && back.question == 0.0, "{back:?}");
+    let half_new = judge(&texts("does restic backup sourdough loaves?"), &s).unwrap()[3].unwrap();
+    assert!(half_new.novelty > 0.3 && half_new.novelty < 0.7, "{half_new:?}");
+    assert!((half_new.question - s.question_weight * half_new.novelty).abs() < 1e-6, "{half_new:?}");
     // An answer to the assistant's question is no request of the user's own.
     let mut answered = texts("rye flour suits a dense loaf");
     answered[2].reply_asks = true;
@@ -491,7 +502,7 @@ fn the_signal_is_the_sum_that_verbose_explains() {
         let sc = sc.unwrap();
         let adjacent = cosine(turns[i - 1].vector.as_deref().unwrap(), turns[i].vector.as_deref().unwrap());
         assert!((sc.adjacent - adjacent).abs() < 1e-6, "{sc:?}");
-        let sum = sc.depth
+        let sum = DEPTH_WEIGHT * sc.depth
             + super::score::SIMILARITY_WEIGHT * (1.0 - sc.similarity)
             + s.lexical_weight * sc.lexical
             + ADJACENT_WEIGHT * (1.0 - sc.adjacent)
