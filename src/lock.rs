@@ -7,7 +7,8 @@
 //! A housekeeping tick also writes the time into the file it holds
 //! ([`RunLock::stamp_tick`]): a tick with nothing to do writes nothing to
 //! the database, and `doctor` reads the stamp ([`last_tick`]) to tell a
-//! quiet schedule from one that stopped.
+//! quiet schedule from one that stopped. A tick that found nothing to do
+//! leaves a second line for the next one (`pipeline::quiet`).
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -28,6 +29,9 @@ fn stamp(ms: i64) -> String {
     format!("{ms:020}\n")
 }
 
+/// Bytes of the stamp line; the quiet line follows it.
+const STAMP_LEN: u64 = 21;
+
 impl RunLock {
     /// Record that a housekeeping tick holds the lock at `now_ms` (one
     /// write into the page cache, never synced: a stamp lost in a crash
@@ -36,13 +40,34 @@ impl RunLock {
         use std::os::unix::fs::FileExt;
         self.file.write_all_at(stamp(now_ms).as_bytes(), 0).with_context(|| format!("writing {}", self.path.display()))
     }
+
+    /// Leave `line` after the stamp (`None`: remove it), for the next
+    /// tick. Never synced, like the stamp: a line lost in a crash only
+    /// makes the next tick look at the database.
+    pub fn set_quiet(&self, line: Option<&str>) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        let text = line.map(|l| format!("{l}\n")).unwrap_or_default();
+        let len = STAMP_LEN + text.len() as u64;
+        (|| {
+            self.file.write_all_at(text.as_bytes(), STAMP_LEN)?;
+            self.file.set_len(len)
+        })()
+        .with_context(|| format!("writing {}", self.path.display()))
+    }
+}
+
+/// The quiet line a tick left in the lock of database `db`, if any.
+pub fn quiet_line(db: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(lock_path(db)).ok()?;
+    let line = text.get(STAMP_LEN as usize..)?.lines().next()?;
+    (!line.is_empty()).then(|| line.to_string())
 }
 
 /// When a housekeeping tick last held the lock of database `db` (ms since
 /// the epoch), if one ever stamped it.
 pub fn last_tick(db: &Path) -> Option<i64> {
     let text = std::fs::read_to_string(lock_path(db)).ok()?;
-    text.trim().parse().ok()
+    text.lines().next()?.trim().parse().ok()
 }
 
 /// The lock file of a database: `<database>.lock` beside the database file
@@ -118,5 +143,14 @@ mod tests {
         assert_eq!(last_tick(&db), Some(1_796_307_720_537));
         held.stamp_tick(5).unwrap();
         assert_eq!(last_tick(&db), Some(5), "a later stamp replaces the earlier one whole");
+        // The quiet line rides after the stamp; each is rewritten alone.
+        assert_eq!(quiet_line(&db), None);
+        held.set_quiet(Some("quiet a long line")).unwrap();
+        held.stamp_tick(7).unwrap();
+        assert_eq!((last_tick(&db), quiet_line(&db).as_deref()), (Some(7), Some("quiet a long line")));
+        held.set_quiet(Some("quiet b")).unwrap();
+        assert_eq!(quiet_line(&db).as_deref(), Some("quiet b"), "a shorter line leaves nothing of the longer");
+        held.set_quiet(None).unwrap();
+        assert_eq!((last_tick(&db), quiet_line(&db)), (Some(7), None));
     }
 }

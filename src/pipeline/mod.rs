@@ -15,6 +15,7 @@ pub mod plan;
 pub mod progress;
 pub mod prompts;
 pub mod queue;
+pub mod quiet;
 pub mod segment;
 pub mod tick;
 pub mod tidy;

@@ -26,6 +26,21 @@ pub struct Tick {
     pub report: TickReport,
     /// The last pass run (none with `--no-summarize`).
     pub outcome: Option<PassOutcome>,
+    /// The run lock, held until the caller lets go of it.
+    pub held: Option<lock::RunLock>,
+    /// Nothing was to do: when the first open session goes idle (`Some(None)`:
+    /// no session is open). For the quiet line (`pipeline::quiet`).
+    pub quiet: Option<Option<i64>>,
+}
+
+impl Tick {
+    /// A tick with nothing to do: what the whole tick would have reported.
+    pub fn nothing(summarize: bool, held: Option<lock::RunLock>, due: Option<i64>) -> Tick {
+        let outcome =
+            summarize.then(|| PassOutcome { report: Report::default(), stop: None, recovered: 0, model_loads: 0 });
+        let report = TickReport { recovered: 0, closed_sessions: 0, summarized: Report::default(), failed: 0 };
+        Tick { report, outcome, held, quiet: Some(due) }
+    }
 }
 
 /// What a tick may do.
@@ -48,8 +63,8 @@ pub fn run(
     if let Err(e) = held.stamp_tick(now_ms()) {
         env.warn(&format!("warning: {e:#}"));
     }
-    if let Some(done) = nothing_to_do(env, store, t)? {
-        return Ok(Some(done));
+    if let Some(due) = nothing_to_do(env, store, t)? {
+        return Ok(Some(Tick::nothing(t.summarize, Some(held), due)));
     }
     let flags = flags()?;
     let recovered = queue::recover_orphans(store)?;
@@ -80,27 +95,27 @@ pub fn run(
         runs::maintain(store)?;
     }
     let failed = summarized.failed;
-    Ok(Some(Tick { report: TickReport { recovered, closed_sessions: closed, summarized, failed }, outcome }))
+    let report = TickReport { recovered, closed_sessions: closed, summarized, failed };
+    Ok(Some(Tick { report, outcome, held: Some(held), quiet: None }))
 }
 
-/// The tick when [`q::tick_work`] finds nothing (else `None`): what the
-/// whole tick would have reported, without preparing any of the pass's
-/// statements or writing. Only when the last run record says something
-/// went wrong (or there is none) does it record its run, as every pass
-/// did, so `status`, `doctor` and capture's warning see all is well again.
-fn nothing_to_do(env: &PassEnv, store: &mut Store, t: &TickOptions) -> Result<Option<Tick>> {
-    let idle_before = now_ms() - super::options::pause_ms(&env.config);
-    if q::tick_work(store, idle_before, env.config.embedder.enabled)?.is_some() {
+/// When [`q::tick_work`] finds nothing: `Some` of when the first open
+/// session goes idle (else `None`: there is work), without preparing any
+/// of the pass's statements or writing. Only when the last run record says
+/// something went wrong (or there is none) does it record its run, as
+/// every pass did, so `status`, `doctor` and capture's warning see all is
+/// well again.
+fn nothing_to_do(env: &PassEnv, store: &mut Store, t: &TickOptions) -> Result<Option<Option<i64>>> {
+    let pause = super::options::pause_ms(&env.config);
+    if q::tick_work(store, now_ms() - pause, env.config.embedder.enabled)?.is_some() {
         return Ok(None);
     }
-    let outcome =
-        t.summarize.then(|| PassOutcome { report: Report::default(), stop: None, recovered: 0, model_loads: 0 });
-    if let Some(o) = &outcome {
+    if let Some(o) = Tick::nothing(t.summarize, None, None).outcome {
         if runs::last(store)?.is_none_or(|r| r.outcome.as_deref() != Some(o.outcome_name())) {
             let counts = serde_json::to_string(&o.report)?;
             runs::record(store, "housekeeping", &crate::runs::owner(), o.outcome_name(), &counts)?;
         }
     }
-    let report = TickReport { recovered: 0, closed_sessions: 0, summarized: Report::default(), failed: 0 };
-    Ok(Some(Tick { report, outcome }))
+    let due = crate::store::sessions::first_open_last_at(store)?.map(|at| at.saturating_add(pause));
+    Ok(Some(due))
 }

@@ -20,6 +20,12 @@ pub struct Idle {
 /// to be closed (the partial index `sessions_open` has the first half).
 pub const IDLE_OPEN: &str = "closed_at IS NULL AND last_at <= :before";
 
+/// The last turn of the open session that went quiet first (ms), if a
+/// session is open: it goes idle `pause` later.
+pub fn first_open_last_at(store: &Store) -> Result<Option<i64>> {
+    Ok(store.conn.query_row("SELECT min(last_at) FROM sessions WHERE closed_at IS NULL", [], |r| r.get(0))?)
+}
+
 /// Open sessions whose last turn is at or before `before` (ms), oldest first.
 pub fn idle(store: &Store, before: i64) -> Result<Vec<Idle>> {
     let mut stmt = store.conn.prepare(&format!(

@@ -248,6 +248,67 @@ fn an_idle_tick_asks_no_model_and_writes_nothing() {
     env.assert_check();
 }
 
+fn quiet_line(env: &Env) -> Option<String> {
+    let mut lock = env.db().into_os_string();
+    lock.push(".lock");
+    std::fs::read_to_string(lock).unwrap().lines().nth(1).map(str::to_string)
+}
+
+/// Past the second within which a file's time may not tell a later write.
+fn let_files_age() {
+    std::thread::sleep(Duration::from_millis(1100));
+}
+
+/// A tick that found nothing to do leaves a quiet line; the next tick with
+/// the same files does not open the database (issue 35) and reports what a
+/// whole idle tick reports. A turn captured since, or a session whose pause
+/// passes, is work again for the tick after.
+#[test]
+fn a_quiet_tick_leaves_the_database_closed_until_a_write_or_a_pause_wakes_it() {
+    let s = server();
+    let env = Env::new().with_server(&s).with_config("[housekeeping]\nsummary_pause_minutes = 1\n");
+    // A session whose pause ends about 4 s from now.
+    let at = (chrono::Utc::now() - chrono::Duration::seconds(56)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    env.capture("s", "a", "b", &["--at", &at]).ok();
+    env.run(&["housekeeping"]).ok();
+    let_files_age();
+    env.run(&["housekeeping"]).ok();
+    let line = quiet_line(&env).expect("an idle tick on settled files leaves its line");
+    assert!(line.starts_with("quiet ") && !line.contains("due=-"), "a session is open: {line}");
+    let r = env.run(&["-vv", "housekeeping", "--json"]).ok();
+    assert!(r.stderr.contains("the database is left closed"), "{}", r.stderr);
+    let j = r.json();
+    assert_eq!((j["recovered"].as_u64(), j["closed_sessions"].as_u64()), (Some(0), Some(0)), "{j}");
+    assert_eq!((j["summarized"]["l2"].as_u64(), j["failed"].as_u64()), (Some(0), Some(0)), "{j}");
+    // The pause passes with no write: the session is closed all the same.
+    std::thread::sleep(Duration::from_millis(4500));
+    let r = env.run(&["-vv", "housekeeping", "--json"]).ok();
+    assert!(!r.stderr.contains("left closed"), "{}", r.stderr);
+    assert_eq!(r.json()["closed_sessions"], 1);
+    assert!(!open_state(&env, "s"));
+    // Quiet again, then a turn captured: the next tick summarises it, at
+    // once and after the files have aged alike.
+    let_files_age();
+    env.run(&["housekeeping"]).ok();
+    let_files_age();
+    env.run(&["housekeeping"]).ok();
+    assert!(quiet_line(&env).is_some_and(|l| l.contains("due=-")), "no session open: {:?}", quiet_line(&env));
+    env.capture("t", "c", "d", &[]).ok();
+    let_files_age();
+    let r = env.run(&["-vv", "housekeeping", "--json"]).ok();
+    assert!(!r.stderr.contains("left closed"), "{}", r.stderr);
+    assert_eq!(r.json()["summarized"]["l2"], 1);
+    // Other settings are another line: --no-summarize does not reuse it.
+    let_files_age();
+    env.run(&["housekeeping"]).ok();
+    let_files_age();
+    env.run(&["housekeeping"]).ok();
+    assert!(quiet_line(&env).is_some());
+    let r = env.run(&["-vv", "housekeeping", "--no-summarize"]).ok();
+    assert!(!r.stderr.contains("left closed"), "{}", r.stderr);
+    env.assert_check();
+}
+
 /// After idle ticks, each kind of work is still done by the next tick: an
 /// open session whose turns are all folded but whose pause has passed, a
 /// claim left behind, a segment waiting for its project fold, a new turn.
