@@ -32,10 +32,12 @@ pub fn settings(pause_ms: i64, vectors: bool, summarize: bool) -> String {
 /// or a file was written within the last second.
 pub fn files(db: &Path) -> Option<String> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos() as i128;
+    // SQLite keeps the WAL beside the file a symbolic link points to.
+    let db = db.canonicalize().ok()?;
     let mut wal = db.as_os_str().to_owned();
     wal.push("-wal");
     let mut out = String::new();
-    for (name, path, required) in [("db", db, true), ("wal", Path::new(&wal), false)] {
+    for (name, path, required) in [("db", db.as_path(), true), ("wal", Path::new(&wal), false)] {
         match std::fs::metadata(path) {
             Ok(m) => {
                 let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
@@ -114,6 +116,13 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(1100));
         let with_wal = files(&db).unwrap();
         assert!(with_wal.contains(" wal=") && !with_wal.contains("wal=none") && with_wal != after, "{with_wal}");
+        // Through a symbolic link, the WAL is the one beside the real file.
+        let link = dir.path().join("link.db");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        assert_eq!(files(&link).as_deref(), Some(with_wal.as_str()));
+        std::fs::write(&wal, b"a frame").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        assert_ne!(files(&link).unwrap(), with_wal, "a write to the real WAL is seen through the link");
     }
 
     #[test]
