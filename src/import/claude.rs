@@ -280,6 +280,12 @@ impl Parser for ClaudeParser {
     fn state(&mut self) -> &mut ParseState {
         &mut self.state
     }
+
+    // A turn is a prompt and every record after it: nothing but the turn
+    // and the carry is kept between lines.
+    fn resumable(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -132,13 +132,35 @@ pub fn import_file(
         // already read past it.
         return Ok(Report { files: 1, ..Report::default() });
     }
-    let (start, first_line, carry) = match known {
+    let (mut start, mut first_line, carry, open_json) = match known {
         Some(m) if m.byte_offset <= len && check_hash(&bytes, m.byte_offset)? == m.check_hash => {
-            (m.byte_offset, m.line_no, Carry { session: m.session, cwd: m.cwd })
+            (m.byte_offset, m.line_no, Carry { session: m.session, cwd: m.cwd }, m.open_turn)
         }
         // New, or rewritten since (shorter, or other bytes before the mark):
         // read it all again; the turn keys keep what was stored once.
-        _ => (0, 0, Carry::default()),
+        _ => (0, 0, Carry::default(), None),
+    };
+    let fallback = opts.fallback_session.clone().or_else(|| {
+        let name = abs.file_name()?.to_string_lossy().into_owned();
+        let stem = name.strip_suffix(".zst").unwrap_or(&name);
+        let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
+        Some(stem.trim_start_matches("rollout-").to_string())
+    });
+    let mut p = parser(format, carry, fallback.clone());
+    // The turn the last read left open goes on from here; a saved turn this
+    // version cannot read is read again from the file's start (the turn
+    // keys keep what was stored once).
+    let resumed = match open_json.map(|j| serde_json::from_str::<OpenTurn>(&j)) {
+        Some(Ok(open)) if p.resumable() => {
+            p.resume(open.draft.clone());
+            Some(open)
+        }
+        Some(_) => {
+            (start, first_line) = (0, 0);
+            p = parser(format, Carry::default(), fallback);
+            None
+        }
+        None => None,
     };
     let mut want = len - start;
     // Cut short: the end of what was read is not the end of the file.
@@ -155,13 +177,6 @@ pub fn import_file(
         cut = false; // the file shrank while we read: what we have is its end
     }
 
-    let fallback = opts.fallback_session.clone().or_else(|| {
-        let name = abs.file_name()?.to_string_lossy().into_owned();
-        let stem = name.strip_suffix(".zst").unwrap_or(&name);
-        let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
-        Some(stem.trim_start_matches("rollout-").to_string())
-    });
-    let mut p = parser(format, carry, fallback);
     let mut report = Report { files: 1, bytes_read: data.len() as u64, ..Report::default() };
     let shown = path.display().to_string();
     let mut pos = 0usize;
@@ -199,23 +214,35 @@ pub fn import_file(
         consumed = start + next as u64;
     }
     let mut drafts = p.take_done();
+    // The turn the last read left open, finished now as it was stored:
+    // nothing to store again.
+    let unchanged = |raw: &Draft, admitted: &Draft| {
+        resumed.as_ref().is_some_and(|o| o.draft == *raw && o.stored == Some(stored_hash(admitted)))
+    };
+    drafts.retain(|d| !unchanged(d, d));
     // Where the next run starts: after everything read, or before the
-    // first thing it must read again (the last turn, which may still grow;
-    // a line whose meaning the next turn needs; a refused turn).
+    // first thing it must read again (a line whose meaning the next turn
+    // needs; a refused turn; the last turn, which may still grow, when the
+    // parser cannot go on with it).
     let mut next = (consumed, line_no);
-    let mut rewind = |offset: u64, line: u64| {
+    // Whether the next run must read again from before `consumed` for a
+    // reason other than the open turn.
+    let mut read_again = cut;
+    let mut rewind = |offset: u64, line: u64, again: &mut bool| {
+        *again = true;
         if offset < next.0 {
             next = (offset, line.saturating_sub(1));
         }
     };
     if let Some((offset, line)) = p.resume_at() {
-        rewind(offset, line);
+        rewind(offset, line, &mut read_again);
     }
     let key_final = p.open_key_final();
+    // The open turn as parsed (saved with the mark), its index among the
+    // turns to store, and the hash of what is stored of it.
+    let mut open_turn: Option<(Draft, Option<usize>, Option<u64>)> = None;
     if let Some(mut open) = p.open_turn() {
-        // The last turn may still grow: the next run reads it again (a
-        // longer reply then completes the stored turn).
-        rewind(open.start, open.start_line);
+        let raw = open.clone();
         if let Some(m) = opts.last_message.as_deref().filter(|_| !cut) {
             open.complete_with(m);
         }
@@ -228,7 +255,11 @@ pub fn import_file(
             };
         if hold {
             report.skipped.insert("unfinished turn (held)".into(), 1);
+            open_turn = Some((raw, None, None));
+        } else if unchanged(&raw, &open) {
+            open_turn = Some((raw, None, Some(stored_hash(&open))));
         } else {
+            open_turn = Some((raw, Some(drafts.len()), None));
             drafts.push(open);
         }
     }
@@ -245,10 +276,11 @@ pub fn import_file(
         let (line, offset) = (d.start_line, d.start);
         if opts.limits.is_some_and(|l| i >= l.max_turns || Instant::now() >= l.deadline) {
             // Out of budget: this turn and the rest are read again next time.
-            rewind(offset, line);
+            rewind(offset, line, &mut read_again);
             report.unread_bytes = report.unread_bytes.max(len - offset);
             break;
         }
+        let hash = stored_hash(&d);
         if format != Format::Jsonl {
             if let Some(why) = fix_time(&mut d, &mut last_time, now) {
                 warn(format!("{shown}:{line}: {why}"));
@@ -259,6 +291,7 @@ pub fn import_file(
             d.project = Some(cwd.clone());
         }
         let cwd = d.cwd.clone().map(std::path::PathBuf::from);
+        let open = open_turn.as_mut().filter(|o| o.1 == Some(i));
         match opts.door.admit_line(to_input(d, opts.max_field_bytes), cwd.as_deref(), now) {
             Ok(Admitted::Turn(t)) => {
                 report.redactions += t.redactions as u64;
@@ -267,10 +300,25 @@ pub fn import_file(
             Ok(Admitted::Excluded) => report.excluded += 1,
             Err(why) => {
                 report.rejected += 1;
-                rewind(offset, line);
+                rewind(offset, line, &mut read_again);
                 warn(format!("{shown}:{line}: turn refused: {why} (read again on the next run)"));
                 report.refused.push(Refused { file: shown.clone(), line, reason: why });
+                continue;
             }
+        }
+        if let Some(o) = open {
+            o.2 = Some(hash);
+        }
+    }
+    // The next run goes on after everything read, with the open turn saved
+    // (when the parser can take it back and nothing else is read again), or
+    // starts over at the open turn.
+    let mut saved = None;
+    if let Some((raw, _, stored)) = open_turn {
+        if p.resumable() && !read_again {
+            saved = Some(serde_json::to_string(&OpenTurn { draft: raw, stored })?);
+        } else {
+            rewind(raw.start, raw.start_line, &mut read_again);
         }
     }
     if opts.dry_run {
@@ -291,6 +339,7 @@ pub fn import_file(
         check_hash: check_hash(&bytes, next_offset)?,
         session: p.carry().session,
         cwd: p.carry().cwd,
+        open_turn: saved,
     };
     let new_mark = NewMark { path: &key, format: format.name(), mark: &new_mark, now };
     let same = same_key(format);
@@ -319,13 +368,21 @@ enum Bytes<'a> {
 }
 
 impl Bytes<'_> {
-    fn read_exact_at(&self, buf: &mut [u8], from: u64) -> std::io::Result<()> {
+    /// Append `n` bytes from `from` to `buf`; fewer is an error.
+    fn append_exact_at(&self, buf: &mut Vec<u8>, from: u64, n: usize) -> std::io::Result<()> {
         match self {
-            Bytes::File(f) => f.read_exact_at(buf, from),
+            Bytes::File(f) => {
+                let had = buf.len();
+                append_at(f, buf, from, n)?;
+                if buf.len() - had < n {
+                    return Err(std::io::ErrorKind::UnexpectedEof.into());
+                }
+                Ok(())
+            }
             Bytes::Memory(d) => {
                 let from = from as usize;
-                let part = d.get(from..from + buf.len()).ok_or(std::io::ErrorKind::UnexpectedEof)?;
-                buf.copy_from_slice(part);
+                let part = d.get(from..from + n).ok_or(std::io::ErrorKind::UnexpectedEof)?;
+                buf.extend_from_slice(part);
                 Ok(())
             }
         }
@@ -359,20 +416,70 @@ fn unzstd(file: &std::fs::File, path: &Path) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The turn a read left open, saved with the file's mark: the parser's
+/// draft of it, and a hash of what was stored of it (`None`: not stored,
+/// it was held).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct OpenTurn {
+    draft: Draft,
+    stored: Option<u64>,
+}
+
+/// What storing a turn stores of its draft, hashed: the same hash, the
+/// same turn stored again.
+fn stored_hash(d: &Draft) -> u64 {
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    for part in [
+        d.session.as_str(),
+        &d.key,
+        d.at.as_deref().unwrap_or(""),
+        d.cwd.as_deref().unwrap_or(""),
+        &d.user,
+        &d.assistant,
+    ] {
+        h.write(part.as_bytes());
+        h.write_u8(0xff);
+    }
+    h.finish()
+}
+
 /// Up to `want` bytes of `file` from `start` (fewer if it is shorter now).
 fn read_at(file: &std::fs::File, start: u64, want: u64) -> std::io::Result<Vec<u8>> {
-    let mut data = vec![0u8; want as usize];
+    let mut data = Vec::new();
+    append_at(file, &mut data, start, want as usize)?;
+    Ok(data)
+}
+
+/// Append up to `want` bytes of `file` from `start` to `buf` (fewer at its
+/// end), read into the vector's spare room: a hook reads tens of
+/// kilobytes, which need not be zeroed first.
+fn append_at(file: &std::fs::File, buf: &mut Vec<u8>, start: u64, want: usize) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    buf.reserve_exact(want);
     let mut got = 0usize;
-    while got < data.len() {
-        match file.read_at(&mut data[got..], start + got as u64) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+    while got < want {
+        let room = buf.spare_capacity_mut();
+        let offset = libc::off_t::try_from(start + got as u64).map_err(|_| std::io::ErrorKind::InvalidInput)?;
+        // SAFETY: `room` is valid for writes of `want - got` bytes (reserved
+        // above); pread writes at most that many and says how many.
+        let n = unsafe { libc::pread(file.as_raw_fd(), room.as_mut_ptr().cast(), want - got, offset) };
+        match n {
+            0 => break,
+            n if n > 0 => {
+                // SAFETY: pread initialised the first `n` bytes of the spare room.
+                unsafe { buf.set_len(buf.len() + n as usize) };
+                got += n as usize;
+            }
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
         }
     }
-    data.truncate(got);
-    Ok(data)
+    Ok(())
 }
 
 /// An agent's turn with a time that is not RFC 3339, or far in the future
@@ -404,9 +511,10 @@ fn check_hash(file: &Bytes<'_>, offset: u64) -> Result<String> {
     let mut h = fnv::FnvHasher::default();
     let head = offset.min(CHECK_WINDOW);
     let tail_start = offset.saturating_sub(CHECK_WINDOW).max(head);
+    let mut buf = Vec::new();
     for (from, to) in [(0, head), (tail_start, offset)] {
-        let mut buf = vec![0u8; (to - from) as usize];
-        file.read_exact_at(&mut buf, from).context("reading transcript")?;
+        buf.clear();
+        file.append_exact_at(&mut buf, from, (to - from) as usize).context("reading transcript")?;
         h.write(&buf);
     }
     h.write_u64(offset);

@@ -35,8 +35,11 @@ impl Format {
     }
 }
 
-/// One turn read from a transcript, before validation.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One turn read from a transcript, before validation. Saved with a
+/// file's mark while it is still open (`file::OpenTurn`), so its fields
+/// are read back with defaults for any a later version adds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Draft {
     pub session: String,
     /// Project as the transcript gives it (ragger's JSON Lines).
@@ -146,6 +149,18 @@ pub trait Parser {
     /// The turn still open at the end of the input, if any.
     fn open_turn(&mut self) -> Option<Draft> {
         self.state().current.take()
+    }
+    /// Whether the parser's whole state between lines is its carry and
+    /// its open turn, so a read may go on from the end of the last one
+    /// with the open turn handed back ([`Parser::resume`]) instead of
+    /// starting over at that turn.
+    fn resumable(&self) -> bool {
+        false
+    }
+    /// Go on with `open`, the turn a read of the lines before this one
+    /// left open.
+    fn resume(&mut self, open: Draft) {
+        self.state().current = Some(open);
     }
     fn carry(&mut self) -> Carry {
         self.state().carry.clone()

@@ -16,6 +16,9 @@ pub struct FileMark {
     pub check_hash: String,
     pub session: Option<String>,
     pub cwd: Option<String>,
+    /// The turn still open at `byte_offset`, as the importer saved it
+    /// (`import::file`); `None`: the read starts at a turn's start.
+    pub open_turn: Option<String>,
 }
 
 /// Where the last read of the transcript at `path` (in `format`) stopped.
@@ -24,7 +27,7 @@ pub fn mark(store: &Store, path: &str, format: &str) -> Result<Option<FileMark>>
         store
             .conn
             .prepare_cached(
-                "SELECT byte_offset, line_no, check_hash, session, cwd FROM import_files WHERE path = ?1 AND format = ?2",
+                "SELECT byte_offset, line_no, check_hash, session, cwd, open_turn FROM import_files WHERE path = ?1 AND format = ?2",
             )?
             .query_row(params![path, format], |r| {
                 Ok(FileMark {
@@ -33,6 +36,7 @@ pub fn mark(store: &Store, path: &str, format: &str) -> Result<Option<FileMark>>
                     check_hash: r.get(2)?,
                     session: r.get(3)?,
                     cwd: r.get(4)?,
+                    open_turn: r.get(5)?,
                 })
             })
             .optional()
@@ -42,10 +46,10 @@ pub fn mark(store: &Store, path: &str, format: &str) -> Result<Option<FileMark>>
 
 fn set_mark(conn: &Connection, path: &str, format: &str, m: &FileMark, now: i64) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT INTO import_files (path, format, byte_offset, line_no, check_hash, session, cwd, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        "INSERT INTO import_files (path, format, byte_offset, line_no, check_hash, session, cwd, updated_at, open_turn)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
          ON CONFLICT (path) DO UPDATE SET format = ?2, byte_offset = ?3, line_no = ?4, check_hash = ?5,
-             session = ?6, cwd = ?7, updated_at = ?8",
+             session = ?6, cwd = ?7, updated_at = ?8, open_turn = ?9",
     )?
     .execute(params![
         path,
@@ -55,7 +59,8 @@ fn set_mark(conn: &Connection, path: &str, format: &str, m: &FileMark, now: i64)
         m.check_hash,
         m.session,
         m.cwd,
-        now
+        now,
+        m.open_turn
     ])?;
     Ok(())
 }

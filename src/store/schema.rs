@@ -351,6 +351,14 @@ INSERT INTO projects (key, name, root, label, created_at)
 ALTER TABLE projects ADD COLUMN merged_into TEXT;
 CREATE INDEX projects_merged ON projects(merged_into) WHERE merged_into IS NOT NULL;
 "#,
+    // 11: the turn still open where the last read of a transcript stopped
+    // (JSON: the parser's draft of it and a hash of what was stored of it),
+    // so the next read goes on from `byte_offset` with that draft instead of
+    // reading the whole turn again. NULL: nothing open, or a format whose
+    // reads start over at the open turn (byte_offset is then its start).
+    r#"
+ALTER TABLE import_files ADD COLUMN open_turn TEXT;
+"#,
 ];
 
 #[cfg(test)]

@@ -117,13 +117,48 @@ fn a_growing_transcript_stores_only_new_turns_and_reads_only_its_tail() {
     append_lines(&f, &all[8..]);
     let second = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
     assert_eq!(second["stored"], 1, "{second}");
-    // The read starts where the last stored turn starts (it may still have
-    // grown), not at the head of the file.
+    // The read goes on where the last one ended, with the turn it left
+    // open (which may still grow), not at the head of the file nor at
+    // that turn's start.
     let bytes = |ls: &[String]| ls.iter().map(|l| l.len() as u64 + 1).sum::<u64>();
-    assert_eq!(second["bytes_read"].as_u64().unwrap(), bytes(&all[2..]));
+    assert_eq!(second["bytes_read"].as_u64().unwrap(), bytes(&all[8..]));
     let third = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
-    assert_eq!((third["stored"].as_u64(), third["bytes_read"].as_u64()), (Some(0), Some(bytes(&all[8..]))));
+    assert_eq!((third["stored"].as_u64(), third["bytes_read"].as_u64()), (Some(0), Some(0)));
+    assert_eq!((third["duplicates"].as_u64(), third["updated"].as_u64()), (Some(0), Some(0)), "{third}");
     assert_eq!(env.status()["turns"], 2);
+}
+
+#[test]
+fn a_turn_left_open_grows_from_where_the_last_read_ended_and_is_stored_once_complete() {
+    let env = Env::new();
+    let all = lines("claude-code.jsonl");
+    let f = env.path("session.jsonl");
+    // The second turn's prompt and tool call are written, not yet its
+    // result and reply: an import stores it as it stands.
+    write_lines(&f, &all[..10]);
+    let first = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!(first["stored"], 2, "{first}");
+    let reply = || -> String {
+        env.sql().query_row("SELECT assistant_text FROM turns ORDER BY id DESC LIMIT 1", [], |r| r.get(0)).unwrap()
+    };
+    assert!(!reply().contains("Committed as"), "{}", reply());
+    // The rest is read alone, with the open turn taken back: the turn is
+    // stored again, complete, from its tool call to its reply.
+    append_lines(&f, &all[10..]);
+    let bytes = |ls: &[String]| ls.iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+    let second = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!(second["bytes_read"].as_u64(), Some(bytes(&all[10..])), "{second}");
+    assert_eq!((second["stored"].as_u64(), second["updated"].as_u64()), (Some(0), Some(1)), "{second}");
+    let text = reply();
+    assert!(text.starts_with("[tool Bash: git commit") && text.ends_with("Committed as 4e5f6a7."), "{text}");
+    // A saved open turn this version cannot read: the file is read again
+    // from its start, and the turn keys keep what is stored.
+    env.sql().execute("UPDATE import_files SET open_turn = '{\"draft\": 7}'", []).unwrap();
+    let third = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!(third["bytes_read"].as_u64(), Some(bytes(&all)), "{third}");
+    assert_eq!((third["stored"].as_u64(), third["duplicates"].as_u64()), (Some(0), Some(2)), "{third}");
+    assert_eq!(env.status()["turns"], 2);
+    env.assert_check();
 }
 
 #[test]

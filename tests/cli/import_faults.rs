@@ -428,9 +428,16 @@ fn a_forgotten_turn_is_not_stored_again_by_the_next_hook_or_import() {
     let last: i64 = env.sql().query_row("SELECT max(id) FROM turns", [], |r| r.get(0)).unwrap();
     env.run(&["forget", "--turn", &last.to_string()]).ok();
     assert_eq!(count(&env, "SELECT count(*) FROM turns"), 1);
-    // The hook reads the last turn again (it may have grown)...
-    stop_hook(&env, &f, Some("Committed as 4e5f6a7.")).ok();
-    // ...and so does a full import of the file.
+    // The last turn grows after it was forgotten: the hook goes on with
+    // it and stores nothing of it...
+    let mut all = lines("claude-code.jsonl");
+    let grown = all.last().unwrap().replace("Committed as 4e5f6a7.", "Pushed 4e5f6a7 to origin/main.");
+    all.push(grown.replace("000000000010", "000000000011"));
+    write_lines(&f, &all);
+    stop_hook(&env, &f, Some("Pushed 4e5f6a7 to origin/main.")).ok();
+    assert_eq!(count(&env, "SELECT count(*) FROM turns"), 1, "forgotten turns stay forgotten");
+    // ...and neither does an import that reads it again from its start.
+    env.sql().execute("UPDATE import_files SET byte_offset = 0, line_no = 0, open_turn = NULL", []).unwrap();
     let r = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
     assert_eq!(r["forgotten"], 1, "{r}");
     assert_eq!(count(&env, "SELECT count(*) FROM turns"), 1, "forgotten turns stay forgotten");
