@@ -119,8 +119,7 @@ fn run_then(argv: &[String], payload: Option<&str>) {
 /// thread: starting one cost a capture's tenth).
 fn read_stdin(started: Instant) -> Result<String> {
     let until = started + STDIN_WAIT;
-    let mut input = Vec::new();
-    let mut buf = vec![0u8; 64 << 10];
+    let mut input: Vec<u8> = Vec::new();
     loop {
         let left = until.saturating_duration_since(Instant::now());
         let mut fd = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
@@ -144,8 +143,11 @@ fn read_stdin(started: Instant) -> Result<String> {
         }
         // Readable, at its end, or failed: the read says which, without
         // blocking (poll said so).
-        // SAFETY: `buf` is valid for `buf.len()` bytes.
-        let n = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+        // Read into the input's spare room (not zeroed first).
+        input.reserve(64 << 10);
+        let room = input.spare_capacity_mut();
+        // SAFETY: `room` is valid for writes of `room.len()` bytes.
+        let n = unsafe { libc::read(libc::STDIN_FILENO, room.as_mut_ptr().cast(), room.len()) };
         if n < 0 {
             let e = std::io::Error::last_os_error();
             if matches!(e.kind(), std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock) {
@@ -160,7 +162,8 @@ fn read_stdin(started: Instant) -> Result<String> {
         if n == 0 {
             break;
         }
-        input.extend_from_slice(&buf[..n as usize]);
+        // SAFETY: read initialised the first `n` bytes of the spare room.
+        unsafe { input.set_len(input.len() + n as usize) };
         if input.len() as u64 > MAX_INPUT {
             anyhow::bail!("the hook input on stdin is larger than {} KiB", MAX_INPUT >> 10);
         }

@@ -82,7 +82,133 @@ struct Record {
     cwd: Option<Value>,
     timestamp: Option<Value>,
     uuid: Option<Value>,
-    message: Option<Value>,
+    message: Option<Message>,
+}
+
+/// A record's message: only its content is read (the model, the usage
+/// and the rest are skipped as they are parsed).
+#[derive(Default, serde::Deserialize)]
+struct Message {
+    #[serde(default)]
+    content: Content,
+}
+
+/// A message's (or a tool result's) content: a string, or a list of
+/// blocks; anything else holds nothing.
+#[derive(Default)]
+enum Content {
+    #[default]
+    Empty,
+    Text(String),
+    Blocks(Vec<Block>),
+}
+
+/// One block of a content list: `text`, `tool_use`, `tool_result`,
+/// `thinking`, `image`, … with the fields the parser reads; a thinking
+/// block's text, a signature, an image's data are skipped unread.
+#[derive(Default, serde::Deserialize)]
+struct Block {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    text: Option<String>,
+    name: Option<String>,
+    #[serde(default)]
+    input: Value,
+    #[serde(default)]
+    content: Content,
+    is_error: Option<bool>,
+}
+
+impl<'de> serde::Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Content, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Content;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or a list of content blocks")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Content, E> {
+                Ok(Content::Text(s.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Content, E> {
+                Ok(Content::Text(s))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element::<Block>()? {
+                    blocks.push(b);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Content, A::Error> {
+                while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Content::Empty)
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Content, E> {
+                Ok(Content::Empty)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Content, E> {
+                Ok(Content::Empty)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Content, E> {
+                Ok(Content::Empty)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Content, E> {
+                Ok(Content::Empty)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Content, E> {
+                Ok(Content::Empty)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl Content {
+    /// The content of a JSON value read as any value is (a record the
+    /// typed fields could not hold): a block that is no object, or whose
+    /// fields have other types, holds what its fields of the right type say.
+    fn of(v: Option<&Value>) -> Content {
+        let str_of = |b: &Value, k: &str| b.get(k).and_then(Value::as_str).map(str::to_string);
+        match v {
+            Some(Value::String(s)) => Content::Text(s.clone()),
+            Some(Value::Array(blocks)) => Content::Blocks(
+                blocks
+                    .iter()
+                    .map(|b| Block {
+                        kind: str_of(b, "type"),
+                        text: str_of(b, "text"),
+                        name: str_of(b, "name"),
+                        input: b.get("input").cloned().unwrap_or(Value::Null),
+                        content: Content::of(b.get("content")),
+                        is_error: b.get("is_error").and_then(Value::as_bool),
+                    })
+                    .collect(),
+            ),
+            _ => Content::Empty,
+        }
+    }
+
+    fn blocks(&self) -> &[Block] {
+        match self {
+            Content::Blocks(b) => b,
+            _ => &[],
+        }
+    }
+
+    /// The text: the string, or the `text` blocks of the list.
+    fn text(&self) -> String {
+        match self {
+            Content::Text(s) => s.clone(),
+            Content::Blocks(blocks) => blocks
+                .iter()
+                .filter(|b| b.kind.as_deref() == Some("text"))
+                .filter_map(|b| b.text.as_deref())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Content::Empty => String::new(),
+        }
+    }
 }
 
 impl Record {
@@ -104,7 +230,10 @@ impl Record {
             cwd: field("cwd"),
             timestamp: field("timestamp"),
             uuid: field("uuid"),
-            message: field("message"),
+            message: v
+                .get("message")
+                .filter(|m| m.is_object())
+                .map(|m| Message { content: Content::of(m.get("content")) }),
         })
     }
 
@@ -118,39 +247,13 @@ impl Record {
             "cwd" => self.cwd.as_ref(),
             "timestamp" => self.timestamp.as_ref(),
             "uuid" => self.uuid.as_ref(),
-            "message" => self.message.as_ref(),
             _ => None,
         }
     }
 }
 
-/// Text of a content value: a string, or the `text` blocks of a list.
-fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 /// What the import report counts images and documents as.
 pub const NON_TEXT: &str = "non-text content";
-
-/// Blocks of a content list that hold no text (images, documents).
-fn non_text_blocks(content: &Value) -> usize {
-    match content {
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|b| !matches!(b.get("type").and_then(Value::as_str), Some("text" | "tool_result")))
-            .count(),
-        _ => 0,
-    }
-}
 
 /// The one argument that says what a tool call did.
 pub fn tool_argument(input: &Value) -> String {
@@ -187,10 +290,7 @@ impl Parser for ClaudeParser {
             self.skip("sidechain");
             return Ok(());
         }
-        let content = match rec.message.take() {
-            Some(Value::Object(mut m)) => m.remove("content").unwrap_or(Value::Null),
-            _ => Value::Null,
-        };
+        let content = rec.message.take().map(|m| m.content).unwrap_or_default();
         if kind == "user" {
             if rec.get("isMeta").and_then(Value::as_bool) == Some(true)
                 || rec.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
@@ -198,17 +298,15 @@ impl Parser for ClaudeParser {
                 self.skip("meta");
                 return Ok(());
             }
-            let results: Vec<&Value> = match &content {
-                Value::Array(b) => {
-                    b.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).collect()
-                }
-                _ => vec![],
-            };
+            let results: Vec<&Block> =
+                content.blocks().iter().filter(|b| b.kind.as_deref() == Some("tool_result")).collect();
             if results.is_empty() {
-                for _ in 0..non_text_blocks(&content) {
+                // Images, documents: no text to keep.
+                for _ in content.blocks().iter().filter(|b| !matches!(b.kind.as_deref(), Some("text" | "tool_result")))
+                {
                     self.skip(NON_TEXT);
                 }
-                let prompt = text_of(&content);
+                let prompt = content.text();
                 let t = prompt.trim_start();
                 if t.is_empty() {
                     self.skip("empty user");
@@ -234,8 +332,8 @@ impl Parser for ClaudeParser {
                 return Ok(());
             };
             for r in results {
-                let body = short(&text_of(r.get("content").unwrap_or(&Value::Null)), TOOL_LINE);
-                let error = if r.get("is_error").and_then(Value::as_bool) == Some(true) { "error: " } else { "" };
+                let body = short(&r.content.text(), TOOL_LINE);
+                let error = if r.is_error == Some(true) { "error: " } else { "" };
                 turn.push_assistant(&format!("[result: {error}{body}]"), false);
             }
             return Ok(());
@@ -247,19 +345,16 @@ impl Parser for ClaudeParser {
         };
         let mut non_text = 0;
         match &content {
-            Value::String(s) => {
+            Content::Text(s) => {
                 turn.push_assistant(s, true);
             }
-            Value::Array(blocks) => {
+            Content::Blocks(blocks) => {
                 for b in blocks {
-                    match b.get("type").and_then(Value::as_str) {
-                        Some("text") => {
-                            let t = b.get("text").and_then(Value::as_str).unwrap_or("");
-                            turn.push_assistant(t, true);
-                        }
+                    match b.kind.as_deref() {
+                        Some("text") => turn.push_assistant(b.text.as_deref().unwrap_or(""), true),
                         Some("tool_use") => {
-                            let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
-                            let arg = short(&tool_argument(b.get("input").unwrap_or(&Value::Null)), TOOL_LINE);
+                            let name = b.name.as_deref().unwrap_or("tool");
+                            let arg = short(&tool_argument(&b.input), TOOL_LINE);
                             turn.push_assistant(&format!("[tool {name}: {arg}]"), false);
                         }
                         // The model's thinking: not memory.
@@ -269,7 +364,7 @@ impl Parser for ClaudeParser {
                     }
                 }
             }
-            _ => {}
+            Content::Empty => {}
         }
         for _ in 0..non_text {
             self.skip(NON_TEXT);
@@ -331,6 +426,20 @@ mod tests {
         assert_eq!(skipped.get("untyped"), Some(&1), "{skipped:?}");
         assert_eq!(turns.len(), 1);
         assert_eq!((turns[0].user.as_str(), turns[0].assistant.as_str()), ("second", "done"));
+    }
+
+    #[test]
+    fn blocks_of_other_shapes_are_read_by_what_their_fields_hold() {
+        let (turns, skipped) = run(&[
+            r#"{"type":"user","uuid":"u1","sessionId":"S","message":{"content":[{"type":"text","text":"run it"},{"type":"image","source":{}}]}}"#,
+            r#"{"type":"assistant","uuid":"a1","message":{"content":["a bare string",{"type":"text","text":7},{"type":"tool_use","name":"Bash","input":{"command":["ls","-l"]}}]}}"#,
+            r#"{"type":"user","uuid":"r1","message":{"content":[{"type":"tool_result","is_error":"yes","content":[{"type":"text","text":"a\n  b"},{"type":"text","text":"c"}]}]}}"#,
+            r#"{"type":"assistant","uuid":"a2","message":{"content":[{"type":"text","text":"done"}],"usage":{"input_tokens":3}}}"#,
+        ]);
+        assert_eq!(turns.len(), 1);
+        assert_eq!(turns[0].user, "run it");
+        assert_eq!(turns[0].assistant, "[tool Bash: ls -l]\n[result: a b c]\ndone");
+        assert_eq!(skipped.get(NON_TEXT), Some(&2), "the image and the bare string: {skipped:?}");
     }
 
     #[test]
