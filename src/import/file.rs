@@ -127,13 +127,14 @@ pub fn import_file(
     };
     let len = opts.end.map_or(full_len, |end| end.min(full_len));
     let known = mark(store, &key, format.name())?;
+    let mut head = None;
     if known.as_ref().is_some_and(|m| m.byte_offset > len && m.byte_offset <= full_len) {
         // Asked to read up to `end` (a spooled hook), but a later run
         // already read past it.
         return Ok(Report { files: 1, ..Report::default() });
     }
     let (mut start, mut first_line, carry, open_json) = match known {
-        Some(m) if m.byte_offset <= len && check_hash(&bytes, m.byte_offset)? == m.check_hash => {
+        Some(m) if m.byte_offset <= len && check_hash(&bytes, m.byte_offset, &mut head)? == m.check_hash => {
             (m.byte_offset, m.line_no, Carry { session: m.session, cwd: m.cwd }, m.open_turn)
         }
         // New, or rewritten since (shorter, or other bytes before the mark):
@@ -336,7 +337,7 @@ pub fn import_file(
     let new_mark = FileMark {
         byte_offset: next_offset,
         line_no: next_line,
-        check_hash: check_hash(&bytes, next_offset)?,
+        check_hash: check_hash(&bytes, next_offset, &mut head)?,
         session: p.carry().session,
         cwd: p.carry().cwd,
         open_turn: saved,
@@ -506,17 +507,27 @@ fn fix_time(d: &mut Draft, last: &mut Option<String>, now: i64) -> Option<String
 
 /// FNV-1a over the file's head and the bytes just before `offset`: the
 /// same value means the part already read is (very likely) unchanged.
-fn check_hash(file: &Bytes<'_>, offset: u64) -> Result<String> {
+/// `head` keeps the hash of the head between two calls on one file (the
+/// mark checked, the new mark made): the head of both is read once.
+fn check_hash(file: &Bytes<'_>, offset: u64, head: &mut Option<(u64, u64)>) -> Result<String> {
     use std::hash::Hasher;
-    let mut h = fnv::FnvHasher::default();
-    let head = offset.min(CHECK_WINDOW);
-    let tail_start = offset.saturating_sub(CHECK_WINDOW).max(head);
+    let head_len = offset.min(CHECK_WINDOW);
     let mut buf = Vec::new();
-    for (from, to) in [(0, head), (tail_start, offset)] {
-        buf.clear();
-        file.append_exact_at(&mut buf, from, (to - from) as usize).context("reading transcript")?;
-        h.write(&buf);
-    }
+    let state = match *head {
+        Some((len, state)) if len == head_len => state,
+        _ => {
+            file.append_exact_at(&mut buf, 0, head_len as usize).context("reading transcript")?;
+            let mut h = fnv::FnvHasher::default();
+            h.write(&buf);
+            *head = Some((head_len, h.finish()));
+            h.finish()
+        }
+    };
+    let mut h = fnv::FnvHasher::with_key(state);
+    let tail_start = offset.saturating_sub(CHECK_WINDOW).max(head_len);
+    buf.clear();
+    file.append_exact_at(&mut buf, tail_start, (offset - tail_start) as usize).context("reading transcript")?;
+    h.write(&buf);
     h.write_u64(offset);
     Ok(format!("{:016x}", h.finish()))
 }

@@ -46,10 +46,9 @@ pub fn mark(store: &Store, path: &str, format: &str) -> Result<Option<FileMark>>
 
 fn set_mark(conn: &Connection, path: &str, format: &str, m: &FileMark, now: i64) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT INTO import_files (path, format, byte_offset, line_no, check_hash, session, cwd, updated_at, open_turn)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-         ON CONFLICT (path) DO UPDATE SET format = ?2, byte_offset = ?3, line_no = ?4, check_hash = ?5,
-             session = ?6, cwd = ?7, updated_at = ?8, open_turn = ?9",
+        // The row is the path's whole state: replaced, not updated.
+        "REPLACE INTO import_files (path, format, byte_offset, line_no, check_hash, session, cwd, updated_at, open_turn)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
         path,
