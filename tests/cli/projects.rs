@@ -321,8 +321,8 @@ fn an_old_database_keeps_its_projects_until_a_folder_of_that_name_takes_them_ove
     let p = env.run(&["projects", "--json"]).ok().json();
     assert_eq!((p[0]["project"].as_str(), p[0]["root"].as_str()), (Some("webshop"), None), "{p:#}");
     // Migrated through 8 (turn kinds: the old turn is a conversation
-    // turn), 9 (projects) and 10 (merged projects).
-    assert_eq!(env.sql().query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), 10);
+    // turn), 9 (projects), 10 (merged projects) and 11 (transcripts' open turns).
+    assert_eq!(env.sql().query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), 11);
     assert_eq!(
         env.sql().query_row("SELECT kind FROM turns WHERE id = 1", [], |r| r.get::<_, String>(0)).unwrap(),
         "turn"
