@@ -438,7 +438,12 @@ fn topic_line(
     let grounds: Vec<&str> = notes.iter().chain(turns).copied().collect();
     let examples = prompts::example_texts();
     let own_words_only = s.restrict_vocabulary && model.keeps_vocabulary();
-    let acceptance = grounding::Acceptance::new(&grounds, &[], &examples, None).own_words_only(own_words_only);
+    // Held to the segment's words, a line can still join them as the
+    // segment does not ("What a night's long, but in the last 20-25
+    // minutes"): the relation check of an L2, over the notes and turns.
+    let acceptance = grounding::Acceptance::new(&grounds, &[], &examples, None)
+        .own_words_only(own_words_only)
+        .relations_checked(&grounds, own_words_only);
     let vocabulary = s.restrict_vocabulary.then(|| digest::vocabulary(&grounds));
     let mut why = String::new();
     for (n, temperature) in [s.temperature, (s.temperature + 0.5).min(1.5)].into_iter().enumerate() {

@@ -14,6 +14,9 @@ struct Scripted {
     replies: Vec<Result<String, ModelError>>,
     prompts: Mutex<Vec<String>>,
     max_tokens: Mutex<Vec<u32>>,
+    /// Whether its replies are decoded with the request's vocabulary only
+    /// (as the local backend's are).
+    held: bool,
 }
 
 impl Scripted {
@@ -22,7 +25,13 @@ impl Scripted {
             replies: replies.iter().map(|r| r.clone().map(str::to_string)).collect(),
             prompts: Mutex::new(Vec::new()),
             max_tokens: Mutex::new(Vec::new()),
+            held: false,
         }
+    }
+    /// A model that decodes with the request's vocabulary only.
+    fn held(mut self) -> Self {
+        self.held = true;
+        self
     }
     fn calls(&self) -> usize {
         self.prompts.lock().unwrap().len()
@@ -41,6 +50,9 @@ impl MemoryModel for Scripted {
     }
     fn preflight(&self) -> Result<(), ModelError> {
         Ok(())
+    }
+    fn keeps_vocabulary(&self) -> bool {
+        self.held
     }
     fn generate(&self, req: &Request) -> Result<Reply, ModelError> {
         self.max_tokens.lock().unwrap().push(req.max_tokens);
@@ -519,6 +531,34 @@ fn a_topic_line_that_fails_its_check_is_asked_again_then_left_out() {
         other => panic!("{other:?}"),
     }
     assert_eq!(m.calls(), 2);
+}
+
+#[test]
+fn a_topic_line_decoded_with_the_segments_words_must_join_them_as_the_segment_does() {
+    // Every word is the segment's, but "weekly" and "USB disk" are said of
+    // different things: refused, then a line that joins its words as the
+    // notes do.
+    let m = Scripted::new(&[Ok("Weekly USB disk password checks"), Ok("Restic check weekly")]).held();
+    let mut i = input(None, &[NOTE_BACKUP, NOTE_CHECK], 0);
+    i.sources = &[TURN_BACKUP, TURN_CHECK];
+    i.by_model = &[true, true];
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert!(content.starts_with("Restic check weekly: "), "{content}");
+            assert_eq!(written.origin, "model");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 2);
+    // The same first line from a server (no vocabulary held) is only
+    // checked word by word, and passes.
+    let m = Scripted::new(&[Ok("Weekly USB disk password checks")]);
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.starts_with("Weekly USB disk password checks: "), "{content}")
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
