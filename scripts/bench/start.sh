@@ -21,6 +21,10 @@
 # with ragger's settings: WAL, synchronous=NORMAL, foreign_keys=ON, a busy
 # timeout. Both databases start with their WAL checkpointed.
 #
+# The hook is also set beside a capture of the very turn it stores (its
+# prompt and its reply with the tool lines): what the hook adds to storing
+# that turn is reading and parsing the transcript.
+#
 # hyperfine 1.15 (Debian's) cannot feed stdin to a command run without a
 # shell, so the hook and a capture beside it are timed through the shell
 # (hyperfine measures the shell's start and subtracts it); everything else
@@ -123,6 +127,20 @@ for n in "${names[@]}"; do
   } >"$w/append-$n.sh"
   chmod +x "$w/append-$n.sh"
   "$w/append-$n.sh"
+  # The like-for-like peer of the hook: a capture of the very turn it
+  # stores (the user's prompt and the reply with its tool lines, about
+  # 1.3 KB), into a session of its own.
+  sqlite3 "$w/hook-$n.db" "SELECT user_text FROM turns ORDER BY id DESC LIMIT 1;" >"$w/turn-user-$n.txt"
+  sqlite3 "$w/hook-$n.db" "SELECT assistant_text FROM turns ORDER BY id DESC LIMIT 1;" >"$w/turn-asst-$n.txt"
+  [[ -s $w/turn-asst-$n.txt ]] || die "$n: no turn of the hook's session to capture"
+  # The captures timed beside the hook get the same preparation (the same
+  # Python run writing a turn, to a scratch file): what runs just before a
+  # command moves its time (caches), so both pay it alike.
+  {
+    echo '#!/usr/bin/env bash'
+    echo "exec python3 $root/scripts/bench/claude_transcript.py 1 $w/scratch-$n.jsonl 0 --stop $w/scratch-stop-$n.json"
+  } >"$w/same-$n.sh"
+  chmod +x "$w/same-$n.sh"
 done
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -143,7 +161,8 @@ hf -N --export-json "$w/direct.json" "${args[@]}"
 args=()
 for n in "${names[@]}"; do
   args+=(--prepare "$w/append-$n.sh" -n "$n: hook claude-code (Stop)" "$w/bin/$n --config $w/capture.toml --db $w/hook-$n.db hook claude-code < $w/stop-$n.json")
-  args+=(--prepare true -n "$n: capture (shell)" "$w/bin/$n --config $w/capture.toml --db $w/hook-$n.db capture --session bench-s2 --project bench --user '$user' --assistant '$asst'")
+  args+=(--prepare "$w/same-$n.sh" -n "$n: capture (shell)" "$w/bin/$n --config $w/capture.toml --db $w/hook-$n.db capture --session bench-s2 --project bench --user '$user' --assistant '$asst'")
+  args+=(--prepare "$w/same-$n.sh" -n "$n: capture of the hook's turn (shell)" "$w/bin/$n --config $w/capture.toml --db $w/hook-$n.db capture --session bench-s3 --project bench --user-file $w/turn-user-$n.txt --assistant-file $w/turn-asst-$n.txt")
 done
 hf --export-json "$w/shell.json" "${args[@]}"
 # 3. Instructions (callgrind, load-independent): one capture, one hook, one
@@ -160,6 +179,7 @@ if command -v valgrind >/dev/null && command -v faketime >/dev/null; then
   }
   for n in "${names[@]}"; do
     ir "$n: capture" /dev/null "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" capture --session bench-s2 --project bench --user "$user" --assistant "$asst"
+    ir "$n: capture of the hook's turn" /dev/null "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" capture --session bench-s3 --project bench --user-file "$w/turn-user-$n.txt" --assistant-file "$w/turn-asst-$n.txt"
     "$w/append-$n.sh"
     ir "$n: hook" "$w/stop-$n.json" "$w/bin/$n" --config "$w/capture.toml" --db "$w/hook-$n.db" hook claude-code
     ir "$n: --version" /dev/null "$w/bin/$n" --version
@@ -196,14 +216,15 @@ print(f"| --version | " + " | ".join(cell(f"{n}: --version") for n in names) + f
 print(f"| idle housekeeping tick | " + " | ".join(cell(f"{n}: idle housekeeping") for n in names) + " | |")
 print(f"| hook claude-code, Stop, one new turn of a growing 40-turn session (through the shell) | " + " | ".join(cell(f"{n}: hook claude-code (Stop)") for n in names) + " | |")
 print(f"| capture (through the shell, beside the hook) | " + " | ".join(cell(f"{n}: capture (shell)") for n in names) + " | |")
+print(f"| capture of the turn the hook stores (through the shell) | " + " | ".join(cell(f"{n}: capture of the hook's turn (shell)") for n in names) + " | |")
 print()
 if ir:
     print("Instructions of one run (callgrind, the clock slowed by `faketime` for both):\n")
     print("| Command | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(names))
-    for c in ("capture", "hook", "--version", "idle tick"):
+    for c in ("capture", "capture of the hook's turn", "hook", "--version", "idle tick"):
         print(f"| {c} | " + " | ".join(f"{int(ir[f'{n}: {c}']):,}" for n in names) + " |")
-    for a, b in (("hook", "capture"), ("idle tick", "--version")):
+    for a, b in (("hook", "capture"), ("hook", "capture of the hook's turn"), ("idle tick", "--version")):
         print(f"| {a} / {b} | " + " | ".join(f"{int(ir[f'{n}: {a}']) / int(ir[f'{n}: {b}']):.2f}" for n in names) + " |")
     print()
 print(f"| Ratio | " + " | ".join(f"{n}: wall / CPU" for n in names) + " | Goal | Verdict (" + names[-1] + ", wall / CPU) |")
@@ -211,6 +232,7 @@ print("|---|" + "---|" * (len(names) + 2))
 rows = [
     ("capture / sqlite3 insert", lambda n, f: f(f"{n}: capture") / f("sqlite3: insert"), 1.0),
     ("hook / capture", lambda n, f: f(f"{n}: hook claude-code (Stop)") / f(f"{n}: capture (shell)"), 1.1),
+    ("hook / capture of the same turn", lambda n, f: f(f"{n}: hook claude-code (Stop)") / f(f"{n}: capture of the hook's turn (shell)"), 1.1),
     ("idle tick / --version", lambda n, f: f(f"{n}: idle housekeeping") / f(f"{n}: --version"), 2.0),
     ("--version / sqlite3 --version", lambda n, f: f(f"{n}: --version") / f("sqlite3: --version"), None),
 ]
