@@ -226,22 +226,19 @@ pub fn import_file(
     // needs; a refused turn; the last turn, which may still grow, when the
     // parser cannot go on with it).
     let mut next = (consumed, line_no);
-    // Whether the next run must read again from before `consumed` for a
-    // reason other than the open turn.
-    let mut read_again = cut;
-    let mut rewind = |offset: u64, line: u64, again: &mut bool| {
-        *again = true;
+    let rewind = |next: &mut (u64, u64), offset: u64, line: u64| {
         if offset < next.0 {
-            next = (offset, line.saturating_sub(1));
+            *next = (offset, line.saturating_sub(1));
         }
     };
     if let Some((offset, line)) = p.resume_at() {
-        rewind(offset, line, &mut read_again);
+        rewind(&mut next, offset, line);
     }
     let key_final = p.open_key_final();
-    // The open turn as parsed (saved with the mark), its index among the
-    // turns to store, and the hash of what is stored of it.
-    let mut open_turn: Option<(Draft, Option<usize>, Option<u64>)> = None;
+    // The open turn as parsed, with the hash of what is stored of it (saved
+    // with the mark), and its index among the turns to store.
+    let mut open_turn: Option<OpenTurn> = None;
+    let mut open_index: Option<usize> = None;
     if let Some(mut open) = p.open_turn() {
         let raw = open.clone();
         if let Some(m) = opts.last_message.as_deref().filter(|_| !cut) {
@@ -256,11 +253,12 @@ pub fn import_file(
             };
         if hold {
             report.skipped.insert("unfinished turn (held)".into(), 1);
-            open_turn = Some((raw, None, None));
+            open_turn = Some(OpenTurn { draft: raw, stored: None });
         } else if unchanged(&raw, &open) {
-            open_turn = Some((raw, None, Some(stored_hash(&open))));
+            open_turn = Some(OpenTurn { draft: raw, stored: Some(stored_hash(&open)) });
         } else {
-            open_turn = Some((raw, Some(drafts.len()), None));
+            open_turn = Some(OpenTurn { draft: raw, stored: None });
+            open_index = Some(drafts.len());
             drafts.push(open);
         }
     }
@@ -277,7 +275,7 @@ pub fn import_file(
         let (line, offset) = (d.start_line, d.start);
         if opts.limits.is_some_and(|l| i >= l.max_turns || Instant::now() >= l.deadline) {
             // Out of budget: this turn and the rest are read again next time.
-            rewind(offset, line, &mut read_again);
+            rewind(&mut next, offset, line);
             report.unread_bytes = report.unread_bytes.max(len - offset);
             break;
         }
@@ -292,7 +290,6 @@ pub fn import_file(
             d.project = Some(cwd.clone());
         }
         let cwd = d.cwd.clone().map(std::path::PathBuf::from);
-        let open = open_turn.as_mut().filter(|o| o.1 == Some(i));
         match opts.door.admit_line(to_input(d, opts.max_field_bytes), cwd.as_deref(), now) {
             Ok(Admitted::Turn(t)) => {
                 report.redactions += t.redactions as u64;
@@ -301,25 +298,25 @@ pub fn import_file(
             Ok(Admitted::Excluded) => report.excluded += 1,
             Err(why) => {
                 report.rejected += 1;
-                rewind(offset, line, &mut read_again);
+                rewind(&mut next, offset, line);
                 warn(format!("{shown}:{line}: turn refused: {why} (read again on the next run)"));
                 report.refused.push(Refused { file: shown.clone(), line, reason: why });
                 continue;
             }
         }
-        if let Some(o) = open {
-            o.2 = Some(hash);
+        if let Some(o) = open_turn.as_mut().filter(|_| open_index == Some(i)) {
+            o.stored = Some(hash);
         }
     }
     // The next run goes on after everything read, with the open turn saved
-    // (when the parser can take it back and nothing else is read again), or
-    // starts over at the open turn.
+    // (when the parser can take it back and nothing before it is read
+    // again), or starts over at the open turn.
     let mut saved = None;
-    if let Some((raw, _, stored)) = open_turn {
-        if p.resumable() && !read_again {
-            saved = Some(serde_json::to_string(&OpenTurn { draft: raw, stored })?);
+    if let Some(open) = open_turn {
+        if p.resumable() && !cut && next.0 == consumed {
+            saved = Some(serde_json::to_string(&open)?);
         } else {
-            rewind(raw.start, raw.start_line, &mut read_again);
+            rewind(&mut next, open.draft.start, open.draft.start_line);
         }
     }
     if opts.dry_run {

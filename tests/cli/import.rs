@@ -162,6 +162,32 @@ fn a_turn_left_open_grows_from_where_the_last_read_ended_and_is_stored_once_comp
 }
 
 #[test]
+fn a_refused_turn_before_the_open_one_is_read_again_with_it() {
+    let env = Env::new();
+    let mut all = lines("claude-code.jsonl");
+    // The first prompt's session id holds a control character (refused);
+    // the second turn is still open.
+    all[2] = all[2].replace(CLAUDE_SESSION, &CLAUDE_SESSION.replace("5a6b", "5a\\u0001b"));
+    assert!(all[2].contains("\\u0001"), "{}", all[2]);
+    let f = env.path("session.jsonl");
+    write_lines(&f, &all[..10]);
+    let first = env.run(&["import", "claude-code", s(&f), "--json"]).code(1).json();
+    assert_eq!((first["stored"].as_u64(), first["rejected"].as_u64()), (Some(1), Some(1)), "{first}");
+    // The next read starts at the refused turn, not after the open one.
+    let open: Option<String> = env.sql().query_row("SELECT open_turn FROM import_files", [], |r| r.get(0)).unwrap();
+    assert_eq!(open, None);
+    // Fixed in place (the same length) and the rest written: both turns.
+    all[2] = all[2].replace("\\u0001", "-----0");
+    write_lines(&f, &all);
+    let bytes = |ls: &[String]| ls.iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+    let second = env.run(&["import", "claude-code", s(&f), "--json"]).ok().json();
+    assert_eq!(second["bytes_read"].as_u64(), Some(bytes(&all[2..])), "{second}");
+    assert_eq!((second["stored"].as_u64(), second["updated"].as_u64()), (Some(1), Some(1)), "{second}");
+    assert_eq!(env.status()["turns"], 2);
+    env.assert_check();
+}
+
+#[test]
 fn a_rewritten_transcript_is_read_again_and_adds_only_what_is_new() {
     let env = Env::new();
     let all = lines("claude-code.jsonl");
