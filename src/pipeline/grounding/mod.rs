@@ -355,7 +355,11 @@ impl Acceptance {
             let foreign: Vec<&String> = ws
                 .iter()
                 .filter(|w| !is_stop_word(w) && !META_WORDS.contains(&w.as_str()))
-                .filter(|w| !crate::pipeline::digest::is_glue(w) && !self.grounds.stems.contains(&stem(w)))
+                .filter(|w| {
+                    // "she's", "Mel's": the word the sources (or the glue) have, with "'s".
+                    let w = terms::possessive_base(w).unwrap_or(w);
+                    !is_stop_word(w) && !crate::pipeline::digest::is_glue(w) && !self.grounds.stems.contains(&stem(w))
+                })
                 .collect();
             if !foreign.is_empty() {
                 let list: Vec<&str> = foreign.iter().map(|w| w.as_str()).collect();

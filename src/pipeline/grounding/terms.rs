@@ -12,6 +12,11 @@ pub(super) fn supported(term: &str, source_lower: &str, source_words: &HashSet<S
     if source_words.contains(&t) {
         return true;
     }
+    // A name's possessive is the name: "Caroline's" of a turn that says
+    // "Caroline" (decoding held to the turn's words writes it so).
+    if let Some(base) = possessive_base(&t) {
+        return supported(base, source_lower, source_words);
+    }
     if t.chars().any(|c| !c.is_alphanumeric()) && source_lower.contains(&t) {
         return true;
     }
@@ -22,6 +27,12 @@ pub(super) fn supported(term: &str, source_lower: &str, source_words: &HashSet<S
         return !digits.is_empty() && source_numbers(source_lower).contains(digits);
     }
     false
+}
+
+/// The word a possessive or "'s" contraction is made of: "caroline" of
+/// "caroline's", "she" of "she's"; None for any other word.
+pub(super) fn possessive_base(w: &str) -> Option<&str> {
+    w.strip_suffix("'s").or_else(|| w.strip_suffix("’s")).filter(|b| !b.is_empty())
 }
 
 fn source_numbers(text: &str) -> HashSet<String> {

@@ -246,3 +246,21 @@ fn a_negation_or_judgement_the_sources_make_may_be_kept() {
     let r = "The user asked whether to run restic as root; the assistant said to avoid it as risky and not to give the backup user a login shell.";
     assert_eq!(check(r, &[turn], &[]), None);
 }
+
+#[test]
+fn a_possessive_of_a_word_the_turn_has_is_that_word() {
+    // Decoding held to the turn's words may write a word with "'s"
+    // (`llm::local::words`); the check must not refuse what the decoding
+    // allows by construction.
+    let turn = "Caroline: I went to a LGBTQ support group yesterday.\nMelanie: Wow, that's cool, Mel is proud of you!";
+    let a = Acceptance::new(&[turn], &[], &[], None).own_words_only(true);
+    assert_eq!(a.fault("Melanie said that Caroline's support group was cool."), None);
+    assert_eq!(a.fault("Caroline went to a support group; Melanie said she's proud."), None);
+    assert_eq!(a.fault("Melanie said Mel's proud."), None);
+    // A possessive of a name the turn lacks is still invented, and so is a
+    // word it lacks with "'s".
+    let why = a.fault("Melanie said that Gina's support group was cool.").expect("refused");
+    assert!(why.contains("Gina's"), "{why}");
+    let why = a.fault("Melanie said the parade's support group was cool.").expect("refused");
+    assert!(why.contains("parade's"), "{why}");
+}
