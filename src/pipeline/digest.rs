@@ -266,6 +266,57 @@ pub fn clauses(note: &str) -> Vec<String> {
         .collect()
 }
 
+/// The clauses of a turn's own lines that a digest may keep beside its
+/// notes, where a note lost what the turn said ("Run restic check
+/// weekly", "at 250 C"): each line's sentences cut as a note's clauses are
+/// ([`clauses`]), a long one also where " and " joins two statements of 4
+/// words or more, and a labelled line's speaker ("Caroline:") put before
+/// each of its clauses. Only words are left out; none is added but the
+/// label.
+pub fn turn_clauses(turn: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in turn.lines() {
+        let (speaker, text) = match line.split_once(": ") {
+            // A speaker is named: "Caroline:", not "Different question:".
+            Some((who, rest))
+                if who.split_whitespace().count() <= 2
+                    && who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase))
+                    && !who.contains(['/', '`']) =>
+            {
+                (Some(who), rest)
+            }
+            _ => (None, line),
+        };
+        for sentence in crate::pipeline::tidy::sentences(text) {
+            for clause in clauses(sentence) {
+                for part in at_and(&clause) {
+                    out.push(match speaker {
+                        Some(who) => format!("{who}: {part}"),
+                        None => part,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A clause longer than [`PHRASE_WORDS`] cut at its first " and " with
+/// 4 words or more on each side, each side a clause ([`clauses`] form).
+fn at_and(clause: &str) -> Vec<String> {
+    if word_count(clause) > PHRASE_WORDS {
+        if let Some(at) = clause.find(" and ") {
+            let (head, tail) = (&clause[..at], &clause[at + 5..]);
+            if word_count(head) >= 4 && word_count(tail) >= 4 {
+                let mut out = clauses(head);
+                out.extend(clauses(tail).iter().flat_map(|c| at_and(c)));
+                return out;
+            }
+        }
+    }
+    vec![clause.to_string()]
+}
+
 /// A clause longer than [`PHRASE_WORDS`] cut where it joins two
 /// statements (": ", ", and ", " and then ", ", then ", ", so "), each
 /// side of at least 4 words: a digest's budget then keeps the part that
@@ -336,6 +387,14 @@ pub fn without_repeated_frames(clauses: &[&str]) -> Vec<String> {
 /// request the topic line restates adds nothing, nor does a note three
 /// quarters of whose weight is covered.
 pub fn select_notes(notes: &[&str], budget: usize, said: &str) -> Vec<usize> {
+    select_new(notes, budget, said, 0.25)
+}
+
+/// [`select_notes`], keeping only notes at least `new_share` of whose
+/// weight is not said yet (a quarter for notes; half for a turn's own
+/// clauses beside the notes, which are there for what the notes lost,
+/// not to say it again in other words).
+pub fn select_new(notes: &[&str], budget: usize, said: &str, new_share: f32) -> Vec<usize> {
     use std::collections::{HashMap, HashSet};
     let stems: Vec<HashSet<String>> = notes.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
     let named: Vec<HashSet<String>> = notes
@@ -371,8 +430,8 @@ pub fn select_notes(notes: &[&str], budget: usize, said: &str) -> Vec<usize> {
                 }
                 let gain: f32 = stems[i].iter().filter(|w| !covered.contains(w.as_str())).map(|w| weight(i, w)).sum();
                 let whole: f32 = stems[i].iter().map(|w| weight(i, w)).sum();
-                // Three quarters said already: a near-repeat.
-                (gain > 0.0 && gain * 4.0 >= whole).then_some((i, gain / cost as f32))
+                // Said already but for less than `new_share`: a near-repeat.
+                (gain > 0.0 && gain >= whole * new_share).then_some((i, gain / cost as f32))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         let Some((i, _)) = best else { break };
@@ -439,6 +498,37 @@ mod tests {
         ];
         assert_eq!(select_notes(&notes, 100, ""), vec![0, 1, 2]);
         assert_eq!(select_notes(&notes, 100, "Backing up the /srv folder every night"), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_turns_own_clauses_name_their_speaker_and_leave_filler_out() {
+        let turn = "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.\n\
+                    Melanie: Wow, that's cool! Did you hear any inspiring stories?";
+        assert_eq!(
+            turn_clauses(turn),
+            vec![
+                "Caroline: I went to a LGBTQ support group yesterday.",
+                "Caroline: It was so powerful.",
+                "Melanie: Did you hear any inspiring stories?"
+            ]
+        );
+        // A label that names no one is part of the line.
+        assert_eq!(
+            turn_clauses("Different question: my bread comes out dense.\nRun restic check weekly."),
+            vec!["Different question: my bread comes out dense.", "Run restic check weekly."]
+        );
+    }
+
+    #[test]
+    fn a_clause_beside_the_notes_must_say_mostly_new_things() {
+        let notes = ["Run restic check weekly.", "Read 10% of the data with --read-data-subset=10% once a month."];
+        let said = "The assistant suggested restic check weekly and --read-data-subset=10% monthly.";
+        // A quarter new ("run"; "read", "data", "once") is enough for a
+        // note, not for a turn's own clause.
+        assert_eq!(select_new(&notes, 100, said, 0.25), vec![0, 1]);
+        assert!(select_new(&notes, 100, said, 0.5).is_empty());
+        let said = "The user asked how to verify backups with /tmp restores.";
+        assert_eq!(select_new(&notes, 100, said, 0.5), vec![0, 1]);
     }
 
     #[test]

@@ -279,12 +279,12 @@ fn digest_segment(
     // The digest is made of the notes' clauses: "request — answer" and
     // "asked …; explained …" are two, and the filler half of a note
     // ("Melanie: Wow, that's cool!") is left out.
-    let mut units: Vec<(String, usize)> = Vec::new();
+    let mut units: Vec<(String, usize, bool)> = Vec::new();
     for (i, n) in notes.iter().enumerate() {
-        units.extend(digest::clauses(n.0).into_iter().map(|c| (c, i)));
+        units.extend(digest::clauses(n.0).into_iter().map(|c| (c, i, false)));
     }
     if units.is_empty() {
-        units = notes.iter().enumerate().map(|(i, n)| (as_sentence(n.0), i)).collect();
+        units = notes.iter().enumerate().map(|(i, n)| (as_sentence(n.0), i, false)).collect();
     }
     let texts: Vec<&str> = units.iter().map(|u| u.0.as_str()).collect();
     let turns: Vec<&str> = notes.iter().map(|n| n.1).collect();
@@ -297,10 +297,36 @@ fn digest_segment(
     if kept.is_empty() && !texts.is_empty() {
         kept.push(0);
     }
+    // Then, in the room the notes leave, the turns' own clauses that say
+    // what every note lost (the model's L2 of "Run restic check weekly …"
+    // kept "/tmp" and "diff -r" but not "restic check"), chosen by the
+    // same measure and within a summary's share of the turns' words: the
+    // notes come first, and the digest never becomes the turns again.
+    let used: usize = kept.iter().map(|&k| digest::word_count(texts[k])).sum();
+    let turn_words: usize = turns.iter().map(|t| digest::word_count(t)).sum();
+    let whole = (turn_words as f32 * digest::L3_SHARE) as usize;
+    let share = whole.saturating_sub(used + budget - room).min(room.saturating_sub(used));
+    if share > 0 {
+        let own: Vec<(String, usize)> = notes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| digest::turn_clauses(n.1).into_iter().map(move |c| (c, i)))
+            .collect();
+        let own_texts: Vec<&str> = own.iter().map(|c| c.0.as_str()).collect();
+        let covered = std::iter::once(said).chain(kept.iter().map(|&k| texts[k])).collect::<Vec<_>>().join(" ");
+        let added = digest::select_new(&own_texts, share, &covered, 0.5);
+        let first = units.len();
+        units.extend(added.iter().map(|&k| (own[k].0.clone(), own[k].1, true)));
+        kept.extend(first..units.len());
+    }
+    let texts: Vec<&str> = units.iter().map(|u| u.0.as_str()).collect();
+    // Units in turn order, a note's own clauses before its turn's.
+    kept.sort_by_key(|&k| (units[k].1, units[k].2, k));
     let kept_texts: Vec<&str> = kept.iter().map(|&k| texts[k]).collect();
     let body = digest::fit_sentences(&digest::without_repeated_frames(&kept_texts), room);
-    let all_model = kept.iter().all(|&k| notes[units[k].1].2);
-    let (content, written) = digest_written(topic, body, all_model, notes.len() == 1, input.copy_model);
+    let all_model = kept.iter().all(|&k| !units[k].2 && notes[units[k].1].2);
+    let single = notes.len() == 1 && kept.iter().all(|&k| !units[k].2);
+    let (content, written) = digest_written(topic, body, all_model, single, input.copy_model);
     Ok(decided(input, content, written))
 }
 

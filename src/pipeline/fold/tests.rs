@@ -595,6 +595,42 @@ fn a_digest_leaves_filler_out_and_keeps_within_the_segments_budget() {
 }
 
 #[test]
+fn a_fact_every_note_lost_comes_from_the_turn_in_the_room_the_notes_leave_within_the_share() {
+    let turn = "How do I know that the restic backups of the home server are good, and that I could restore \
+                them after the USB disk fails?\n\
+                Run restic check weekly from cron. Once a month, read 10% of the data with --read-data-subset=10% \
+                so that corruption on the disk shows early. Keep each run's log in /var/log/restic-check.log. Test \
+                a restore of one folder into /tmp every quarter and compare it with diff -r against the live copy.";
+    // The model's note kept the check but lost the log's path.
+    let l2 = "The user asked how to verify backups; the assistant suggested restic check weekly.";
+    let m = Scripted::new(&[Ok("Checking restic backups")]);
+    let (items, sources) = ([l2], [turn]);
+    let mut i = input(None, &items, 0);
+    i.sources = &sources;
+    i.by_model = &[true];
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert!(content.starts_with("Checking restic backups: "), "{content}");
+            assert!(content.contains("Keep each run's log in /var/log/restic-check.log."), "{content}");
+            assert!(!content.contains("from cron"), "what the note says is not said again: {content}");
+            let share = (digest::word_count(turn) as f32 * digest::L3_SHARE) as usize;
+            assert!(digest::word_count(&content) <= share, "within 30% of the turn: {content}");
+            assert_eq!(written.origin, "extractive", "the turn's own words are not the model's");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Without the model's topic line the same clause fills the room; the
+    // segment of one turn is then no copy of its note.
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert!(content.contains("/var/log/restic-check.log"), "{content}");
+            assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_one_turn_segment_without_a_topic_line_is_a_copy_and_a_new_segment_leaves_the_old_turns_out() {
     let r = run(10);
     let earlier = [note(NOTE_BACKUP, TURN_BACKUP, true)];
