@@ -271,11 +271,11 @@ pub fn clauses(note: &str) -> Vec<String> {
 /// weekly", "at 250 C"): each line's sentences cut as a note's clauses are
 /// ([`clauses`]), a long one also where " and " joins two statements of 4
 /// words or more, and a labelled line's speaker ("Caroline:") put before
-/// each of its clauses. Only words are left out; none is added but the
-/// label.
+/// each of its clauses. A tool call or its output (`[tool Bash: …]`) is
+/// never one. Only words are left out; none is added but the label.
 pub fn turn_clauses(turn: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for line in turn.lines() {
+    for line in turn.lines().filter(|l| !crate::pipeline::grounding::is_tool_line(l)) {
         let (speaker, text) = match line.split_once(": ") {
             // A speaker is named: "Caroline:", not "Different question:".
             Some((who, rest))
@@ -512,9 +512,12 @@ mod tests {
                 "Melanie: Did you hear any inspiring stories?"
             ]
         );
-        // A label that names no one is part of the line.
+        // A label that names no one is part of the line; a tool line is no clause.
         assert_eq!(
-            turn_clauses("Different question: my bread comes out dense.\nRun restic check weekly."),
+            turn_clauses(
+                "Different question: my bread comes out dense.\n[tool Bash: restic check --read-data]\n\
+                 [result: no errors were found]\nRun restic check weekly."
+            ),
             vec!["Different question: my bread comes out dense.", "Run restic check weekly."]
         );
     }

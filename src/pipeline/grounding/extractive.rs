@@ -49,7 +49,7 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
 
 /// A line that records a tool call or its output rather than saying
 /// something: `[tool Bash: …]`, a fence, a shell prompt.
-fn is_tool_line(s: &str) -> bool {
+pub fn is_tool_line(s: &str) -> bool {
     let s = s.trim_start();
     s.starts_with("[tool") || s.starts_with("```") || s.starts_with("$ ") || s.starts_with("[result")
 }

@@ -27,7 +27,7 @@ mod terms;
 #[cfg(test)]
 mod tests;
 
-pub use extractive::{extractive_fold, extractive_turn};
+pub use extractive::{extractive_fold, extractive_turn, is_tool_line};
 use loops::{copied, looping};
 pub use loops::{LOOP_GRAM, LOOP_TIMES};
 pub use relations::Relations;
