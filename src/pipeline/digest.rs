@@ -121,15 +121,16 @@ fn is_name_like(text: &str, w: &str) -> bool {
         .any(|t| t.to_lowercase() == w && t.chars().next().is_some_and(char::is_uppercase) && t.len() > 1)
 }
 
+/// A line's "Speaker:" label and the rest of the line, when it has one:
+/// at most two words before ": ", neither a path nor code ("Jon: …",
+/// "User: …", not "see /etc/hosts: …").
+pub fn speaker_label(line: &str) -> Option<(&str, &str)> {
+    line.split_once(": ").filter(|(who, _)| who.split_whitespace().count() <= 2 && !who.contains(['/', '`']))
+}
+
 /// Lines without their "Speaker:" label.
 fn without_speakers(text: &str) -> String {
-    text.lines()
-        .map(|l| match l.split_once(": ") {
-            Some((who, rest)) if who.split_whitespace().count() <= 2 && !who.contains(['/', '`']) => rest,
-            _ => l,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    text.lines().map(|l| speaker_label(l).map_or(l, |(_, rest)| rest)).collect::<Vec<_>>().join("\n")
 }
 
 /// Whether a user message only makes sense with the turn before it: short,
@@ -276,16 +277,13 @@ pub fn clauses(note: &str) -> Vec<String> {
 pub fn turn_clauses(turn: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in turn.lines().filter(|l| !crate::pipeline::grounding::is_tool_line(l)) {
-        let (speaker, text) = match line.split_once(": ") {
-            // A speaker is named: "Caroline:", not "Different question:".
-            Some((who, rest))
-                if who.split_whitespace().count() <= 2
-                    && who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase))
-                    && !who.contains(['/', '`']) =>
-            {
-                (Some(who), rest)
-            }
-            _ => (None, line),
+        // A speaker put before each clause is named: "Caroline:", not
+        // "Different question:".
+        let named = speaker_label(line)
+            .filter(|(who, _)| who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase)));
+        let (speaker, text) = match named {
+            Some((who, rest)) => (Some(who), rest),
+            None => (None, line),
         };
         for sentence in crate::pipeline::tidy::sentences(text) {
             for clause in clauses(sentence) {

@@ -305,7 +305,8 @@ fn digest_segment(
     let used: usize = kept.iter().map(|&k| digest::word_count(texts[k])).sum();
     let turn_words: usize = turns.iter().map(|t| digest::word_count(t)).sum();
     let whole = (turn_words as f32 * digest::L3_SHARE) as usize;
-    let share = whole.saturating_sub(used + budget - room).min(room.saturating_sub(used));
+    let topic_words = budget - room;
+    let share = whole.saturating_sub(topic_words + used).min(room.saturating_sub(used));
     if share > 0 {
         let own: Vec<(String, usize)> = notes
             .iter()

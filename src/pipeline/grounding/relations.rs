@@ -46,11 +46,9 @@ impl Relations {
             .iter()
             .flat_map(|s| s.lines())
             .map(|line| {
-                let (speaker, text) = match line.split_once(": ") {
-                    Some((who, rest)) if who.split_whitespace().count() <= 2 && !who.contains(['/', '`']) => {
-                        (content_words(who).iter().map(|w| stem(w)).collect(), rest)
-                    }
-                    _ => (HashSet::new(), line),
+                let (speaker, text) = match crate::pipeline::digest::speaker_label(line) {
+                    Some((who, rest)) => (content_words(who).iter().map(|w| stem(w)).collect(), rest),
+                    None => (HashSet::new(), line),
                 };
                 let stems = crate::text::words(text)
                     .iter()
