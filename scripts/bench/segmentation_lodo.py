@@ -21,7 +21,7 @@ session); the settings with the smallest worst shortfall over the training
 sets win, their summed shortfall breaking ties.
 
 Standard library only. Usage:
-  scripts/bench/segmentation_lodo.py [--bin target/release/ragger] [--cache FILE]
+  scripts/bench/segmentation_lodo.py [--bin target/release/ragger] [--cache FILE] [--live] [--wide]
 """
 import argparse
 import itertools
@@ -172,8 +172,11 @@ def prepare(item, vec):
 
 def signals(d, p, upto=None):
     n = d["n"] if upto is None else upto + 1
-    return [0.0] + [p["depth"] * d["depth"][j] + SIMILARITY_WEIGHT * (1 - d["sims"][j]) + p["lexical"] * d["lex"][j]
-                    + p["adjacent"] * (1 - d["adj"][j]) + p["novelty"] * d["novelty"][j]
+    # "others" scales the parts beside the depth (1 in the shipped rule;
+    # --wide tries a signal made mostly or only of the depth).
+    o = p.get("others", 1.0)
+    return [0.0] + [p["depth"] * d["depth"][j] + o * (SIMILARITY_WEIGHT * (1 - d["sims"][j]) + p["lexical"] * d["lex"][j]
+                    + p["adjacent"] * (1 - d["adj"][j]) + p["novelty"] * d["novelty"][j])
                     + (p["cue"] if d["cue"][j] else 0.0) + (p["question"] * d["novelty"][j] if d["asks"][j] else 0.0) for j in range(1, n)]
 
 
@@ -250,6 +253,9 @@ def main():
     ap.add_argument("--cache", help="JSON file keeping the turn vectors between runs")
     ap.add_argument("--min-turns", type=int, action="append", help="minimum segment lengths tried (default 2, 3)")
     ap.add_argument("--live", action="store_true", help="also score the defaults in live every-turn mode (each turn judged on the past alone)")
+    ap.add_argument("--wide", action="store_true",
+                    help="also try signals made mostly or only of the depth: depth weight 2.5/4/6/8 with the other parts "
+                         "scaled by 1/0.1/0, floors down to 0.5, relative share 0.6/0.65/0.7/0.8")
     a = ap.parse_args()
     a.min_turns = a.min_turns or [2, 3]
     data_dir = os.path.join(os.path.dirname(bl.ROOT), "shared", "data")
@@ -270,6 +276,11 @@ def main():
     grid = [dict(floor=f, strong=f + sd, min_turns=m, lexical=0.4, cue=1.0, question=q, relative=r, adjacent=1.0, novelty=0.6, depth=dw)
             for dw, f, sd, m, q, r in itertools.product([1.0, 2.5], [3.0, 3.6, 4.2], [1.2, 99.0], a.min_turns,
                                                        [0.0, 1.8, 3.0], [0.6, 0.7, 0.8])]
+    if a.wide:
+        grid += [dict(floor=f, strong=f + sd, min_turns=m, lexical=0.4, cue=1.0, question=1.8, relative=r, adjacent=1.0, novelty=0.6,
+                      depth=dw, others=o)
+                 for dw, o, f, sd, m, r in itertools.product([2.5, 4.0, 6.0, 8.0], [1.0, 0.1, 0.0], [0.5, 1.0, 3.0], [1.2, 99.0],
+                                                            a.min_turns, [0.6, 0.65, 0.7, 0.8])]
     results = [(p, {k: score(v, p) for k, v in data.items()}) for p in grid]
     names = list(data)
 
@@ -277,14 +288,15 @@ def main():
         short = [shortfall(n, r[n]) for n in train]
         return max(short), sum(short)
 
-    print("| held out | chosen on the others: floor, strong, min turns, question, relative, depth | F1 | Pk | WD | segments / 10 turns | one-turn | shortfall held out · worst on the others |")
+    print("| held out | chosen on the others: floor, strong, min turns, question, relative, depth, others | F1 | Pk | WD | segments / 10 turns | one-turn | shortfall held out · worst on the others |")
     print("|---|---|---|---|---|---|---|---|")
     for held in names:
         train = [n for n in names if n != held]
         p, r = min(results, key=lambda pr: worst(train, pr[1]))
         h = r[held]
         cells = ["–"] * 3 if held == "locomo" else [f"{h['F1']:.3f}", f"{h['Pk']:.3f}", f"{h['WD']:.3f}"]
-        print(f"| {held} | {p['floor']:g}, {p['strong']:g}, {p['min_turns']}, {p['question']}, {p['relative']}, {p['depth']} | " + " | ".join(cells)
+        print(f"| {held} | {p['floor']:g}, {p['strong']:g}, {p['min_turns']}, {p['question']}, {p['relative']}, {p['depth']}, {p.get('others', 1.0)} | "
+              + " | ".join(cells)
               + f" | {h['seg10']:.2f} | {100 * h['one']:.0f}% | {shortfall(held, h):.3f} · {worst(train, r)[0]:.3f} |")
     for label, (p, r) in [("chosen on all sets", min(results, key=lambda pr: worst(names, pr[1]))),
                           ("the defaults", (DEFAULTS, {k: score(v, DEFAULTS) for k, v in data.items()}))]:
