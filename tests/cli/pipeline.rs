@@ -287,6 +287,48 @@ fn a_projects_backlog_of_session_summaries_folds_in_one_call() {
 }
 
 #[test]
+fn a_project_digest_takes_its_whole_backlog_in_one_fold_however_long_it_is() {
+    let server = topic_server();
+    // Half of 400 characters of new material holds two or three of these
+    // L3s; a project digest reads only their openings and chooses again
+    // from every segment at each fold, so a fold a prompt-full would only
+    // write project summaries that the next one replaces.
+    let env = Env::new()
+        .with_server(&server)
+        .with_config("[summaries]\nsegmenter = \"off\"\nshort_fold_words = 0\nmax_input_chars = 400");
+    let at = minutes_ago(30);
+    let topics = ["db", "ui", "net", "auth", "cache", "queue"];
+    for (n, t) in topics.iter().enumerate() {
+        capture_topics(&env, &format!("s{n}"), &[t, t], &["--project", "app", "--at", &at]);
+    }
+    let r = env.run(&["housekeeping", "--json"]).ok().json();
+    let conn = env.sql();
+    let l3_chars: i64 = conn
+        .query_row("SELECT sum(length(content)) FROM summaries WHERE level = 3 AND project = 'app'", [], |r| r.get(0))
+        .unwrap();
+    assert!(l3_chars > 200, "the L3s are more than the half of the prompt new material gets: {l3_chars} characters");
+    assert_eq!(r["summarized"]["l4_folds"], 1, "one fold for the whole backlog: {r}");
+    let (l4s, l3s): (i64, i64) = conn
+        .query_row(
+            "SELECT count(DISTINCT l4_id), count(*) FROM summaries WHERE level = 3 AND project = 'app' AND l4_state = 'done'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((l4s, l3s), (1, topics.len() as i64), "every L3 went into the one L4");
+    let asked = server.chat_requests().iter().filter(|q| q.user().contains("Write its topic")).count();
+    let project_topics = server
+        .chat_requests()
+        .iter()
+        .filter(|q| {
+            q.user().contains("Write its topic") && topics.iter().all(|t| q.user().contains(&format!("[topic:{t}]")))
+        })
+        .count();
+    assert_eq!(project_topics, 1, "the project's topic asked once, over all its segments ({asked} topic asks in all)");
+    env.assert_check();
+}
+
+#[test]
 fn a_project_summary_is_rewritten_from_every_segment_it_covers_newest_first() {
     let server = topic_server();
     let env = Env::new().with_server(&server).with_config("[summaries]\nsegmenter = \"off\"");

@@ -9,9 +9,9 @@ use super::{claim, fold_claimed, policy, Fold, NewTerms};
 use crate::store::summaries::{self, FoldKey};
 use crate::store::Store;
 
-/// One L4 step: the fold of a project's completed L3s, as many as the
-/// batch size and the new-material half of the prompt allow, into its
-/// running summary.
+/// One L4 step: the fold of a project's completed L3s into its running
+/// summary, as many as the batch size allows (and, for a prose fold, the
+/// new-material half of the prompt).
 pub fn l4_step(
     store: &mut Store,
     slot: &mut ModelSlot<'_>,
@@ -20,7 +20,14 @@ pub fn l4_step(
     skip: &mut Skip,
     report: &mut Report,
 ) -> Result<Step> {
-    let budget = policy::new_material_budget(opts.summaries.max_input_chars);
+    // A project digest reads its segments' openings, not the segments
+    // (`decide::digest_project`), and chooses again from every segment at
+    // each fold: its batch needs no cut to the prompt, and folding the
+    // completed L3s one prompt-full at a time only wrote project summaries
+    // that the next fold replaced (17 folds for 38 L3s in a backfill of a
+    // LoCoMo conversation, a model call each).
+    let budget =
+        if opts.summaries.l3_digest { usize::MAX } else { policy::new_material_budget(opts.summaries.max_input_chars) };
     let items = summaries::next_l4_items(store, session, &opts.owner, &skip.l3_rows, policy::batch_size(opts), budget)?;
     let Some(first) = items.first() else {
         return Ok(Step::Idle);
