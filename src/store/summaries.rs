@@ -97,19 +97,26 @@ pub fn covered_notes(store: &Store, id: i64) -> Result<Vec<Note>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The segments (completed L3s) a project summary covers, oldest first,
+/// The segments (completed L3s) a project summary covers, in id order,
 /// as a project digest reads them again: each L3's text stands in both
-/// `l2` and `turn`.
-pub fn covered_segments(store: &Store, id: i64) -> Result<Vec<Note>> {
-    let mut stmt = store
-        .conn
-        .prepare_cached("SELECT content, origin = 'model' FROM summaries WHERE level = 3 AND l4_id = ?1 ORDER BY id")?;
+/// `l2` and `turn`, with the time of its last turn (when its work was
+/// done: `WORKED_AT`).
+pub fn covered_segments(store: &Store, id: i64) -> Result<Vec<(Note, i64)>> {
+    let mut stmt = store.conn.prepare_cached(&format!(
+        "SELECT s.content, s.origin = 'model', {WORKED_AT} FROM summaries s WHERE s.level = 3 AND s.l4_id = ?1 ORDER BY s.id"
+    ))?;
     let rows = stmt.query_map([id], |r| {
         let content: String = r.get(0)?;
-        Ok(Note { turn: content.clone(), l2: content, by_model: r.get(1)? })
+        Ok((Note { turn: content.clone(), l2: content, by_model: r.get(1)? }, r.get(2)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// When the work of the L3 row `s` was done: the time of its last turn
+/// (its creation time when it has none). A session's last segment is
+/// created when it starts and completed when the session closes, so
+/// neither its id nor its completion says how recent it is.
+const WORKED_AT: &str = "coalesce((SELECT t.at FROM turns t WHERE t.id = s.last_turn_id), s.created_at)";
 
 /// The id and version of the running summary, read inside the commit's
 /// transaction (the compare half of the compare-and-set).
@@ -141,6 +148,8 @@ pub struct L4Item {
     pub key_terms: String,
     /// Whether the model's decoding wrote it.
     pub by_model: bool,
+    /// When its work was done (`WORKED_AT`).
+    pub worked_at: i64,
 }
 
 /// The completed L3s waiting for their project's L4 fold and free to
@@ -158,7 +167,7 @@ pub fn next_l4_items(
     budget: usize,
 ) -> Result<Vec<L4Item>> {
     let mut stmt = store.conn.prepare_cached(&format!(
-        "SELECT id, project, content, model, attempts, key_terms, origin = 'model' FROM summaries
+        "SELECT id, project, content, model, attempts, key_terms, origin = 'model', {WORKED_AT} FROM summaries s
          WHERE {PENDING_L4} AND (:session IS NULL OR session_id = :session) AND {FREE}
            AND (:project IS NULL OR project = :project)
          ORDER BY id LIMIT :want"
@@ -172,6 +181,7 @@ pub fn next_l4_items(
             attempts: r.get(4)?,
             key_terms: r.get(5)?,
             by_model: r.get(6)?,
+            worked_at: r.get(7)?,
         })
     };
     let want = max.max(1) as i64 + skip.len() as i64;

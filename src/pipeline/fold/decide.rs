@@ -40,8 +40,14 @@ pub struct FoldInput<'a> {
     /// empty: unknown, taken as not).
     pub by_model: &'a [bool],
     /// The turns the running summary already covers (an L3 fold): with
-    /// the new ones, the segment's budget and a digest's notes.
+    /// the new ones, the segment's budget and a digest's notes. Of an L4
+    /// fold: the segments the project digest covers.
     pub earlier: &'a [Note],
+    /// When the work of each of `earlier` (unless the items start a new
+    /// summary), then of each item, was done (an L4 fold): a project
+    /// digest puts the newest first however its L3s were batched. Empty:
+    /// the order given is oldest first.
+    pub recency: &'a [i64],
 }
 
 impl FoldInput<'_> {
@@ -344,9 +350,8 @@ fn digest_project(
     opts: &PassOptions,
     input: &FoldInput<'_>,
 ) -> Result<Decision, ModelError> {
-    let mut segments: Vec<(&str, bool)> =
-        gathered(input).into_iter().map(|(text, _, by_model)| (text, by_model)).collect();
-    segments.reverse();
+    let segments: Vec<(&str, bool)> =
+        newest_first(input).into_iter().map(|(text, _, by_model)| (text, by_model)).collect();
     let texts: Vec<&str> = segments.iter().map(|s| s.0).collect();
     // The topic is asked of the newest segments' openings (their own
     // topic lines, for digests), as much as the prompt holds.
@@ -387,6 +392,13 @@ fn digest_project(
 /// what it was written from and whether the model's decoding wrote it;
 /// empty ones left out.
 fn gathered<'a>(input: &'a FoldInput<'a>) -> Vec<(&'a str, &'a str, bool)> {
+    let mut parts = gathered_all(input);
+    parts.retain(|p| !p.0.is_empty());
+    parts
+}
+
+/// [`gathered`] with the empty ones too.
+fn gathered_all<'a>(input: &'a FoldInput<'a>) -> Vec<(&'a str, &'a str, bool)> {
     let earlier = if input.start.is_some() { &[][..] } else { input.earlier };
     let mut parts: Vec<(&str, &str, bool)> =
         earlier.iter().map(|n| (n.l2.trim(), n.turn.as_str(), n.by_model)).collect();
@@ -394,8 +406,27 @@ fn gathered<'a>(input: &'a FoldInput<'a>) -> Vec<(&'a str, &'a str, bool)> {
         let source = input.sources.get(i).copied().unwrap_or(item);
         parts.push((item.trim(), source, input.by_model.get(i).copied().unwrap_or(false)));
     }
-    parts.retain(|p| !p.0.is_empty());
     parts
+}
+
+/// [`gathered`] newest first: by `recency` where it is given (an L3
+/// completed later can have been folded before one whose work is newer),
+/// else in reverse of the order given.
+fn newest_first<'a>(input: &'a FoldInput<'a>) -> Vec<(&'a str, &'a str, bool)> {
+    let earlier = if input.start.is_some() { 0 } else { input.earlier.len() };
+    let recency = if input.recency.len() == input.earlier.len() + input.items.len() {
+        &input.recency[input.earlier.len() - earlier..]
+    } else {
+        &[][..]
+    };
+    let mut parts: Vec<(i64, usize, (&str, &str, bool))> = gathered_all(input)
+        .into_iter()
+        .enumerate()
+        .map(|(k, p)| (recency.get(k).copied().unwrap_or(0), k, p))
+        .collect();
+    parts.retain(|p| !p.2 .0.is_empty());
+    parts.sort_by_key(|p| std::cmp::Reverse((p.0, p.1)));
+    parts.into_iter().map(|p| p.2).collect()
 }
 
 /// A digest's text and who wrote it: the model's when it wrote the topic

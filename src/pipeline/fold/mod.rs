@@ -53,8 +53,12 @@ struct Fold {
     terms: NewTerms,
     /// Whether the model wrote each item (an L3 fold's L2s).
     by_model: Vec<bool>,
-    /// The turns already under the running summary (an L3 fold).
+    /// The turns already under the running summary (an L3 fold), or the
+    /// segments a project digest covers (an L4 fold).
     earlier: Vec<Note>,
+    /// When the work of each of `earlier`, then of each item, was done (an
+    /// L4 fold; empty: the order given).
+    recency: Vec<i64>,
 }
 
 /// Where the key terms a fold adds come from.
@@ -110,6 +114,7 @@ impl Fold {
             sources,
             by_model: &self.by_model,
             earlier: &self.earlier,
+            recency: &self.recency,
         }
     }
     fn decide(&self, model: Option<&dyn MemoryModel>, opts: &PassOptions) -> Result<Decision, ModelError> {

@@ -40,10 +40,11 @@ pub fn l4_step(
     let key = FoldKey::Project(first.project.clone());
     let run = summaries::running(store, &key)?;
     // A project digest is chosen again from every segment it covers.
-    let earlier = match &run {
-        Some(r) if opts.summaries.l3_digest => summaries::covered_segments(store, r.id)?,
-        _ => Vec::new(),
+    let (earlier, mut recency): (Vec<_>, Vec<i64>) = match &run {
+        Some(r) if opts.summaries.l3_digest => summaries::covered_segments(store, r.id)?.into_iter().unzip(),
+        _ => (Vec::new(), Vec::new()),
     };
+    recency.extend(items.iter().map(|i| i.worked_at));
     let fold = Fold {
         key,
         copy_model: first.model.clone(),
@@ -55,6 +56,7 @@ pub fn l4_step(
         items: items.into_iter().map(|i| i.content).collect(),
         ids,
         earlier,
+        recency,
     };
     fold_claimed(store, slot, opts, vec![fold], skip, report)
 }

@@ -84,6 +84,7 @@ impl Head {
             start: self.start,
             terms: NewTerms::Texts(self.views.into_iter().map(|v| v.text).collect()),
             earlier: self.earlier,
+            recency: Vec::new(),
         }
     }
 }

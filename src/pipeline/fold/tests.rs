@@ -102,6 +102,7 @@ fn input<'a>(run: Option<&'a Running>, items: &'a [&'a str], attempts: i64) -> F
         sources: &[],
         by_model: &[],
         earlier: &[],
+        recency: &[],
     }
 }
 
@@ -270,6 +271,7 @@ fn a_project_fold_keeps_the_key_terms_of_every_l3_it_takes() {
         terms: NewTerms::Given(vec!["restic; /srv".into(), "Dutch; /SRV; 70%".into()]),
         by_model: Vec::new(),
         earlier: Vec::new(),
+        recency: Vec::new(),
     };
     assert_eq!(fold.key_terms(None), "restic; /srv; Dutch; 70%");
     assert_eq!(fold.key_terms(Some("250 C; restic")), "250 C; restic; /srv; Dutch; 70%");
@@ -436,6 +438,7 @@ fn a_pass_whose_folds_are_all_short_does_not_load_the_model() {
         terms: NewTerms::Given(Vec::new()),
         by_model: Vec::new(),
         earlier: Vec::new(),
+        recency: Vec::new(),
     };
     let o = short_opts(30, false);
     assert!(!fold(vec![NEW.into(), RUNNING.into()]).needs_model(&o), "27 words");
@@ -684,6 +687,39 @@ fn a_project_digest_is_the_models_topic_line_then_its_segments_newest_first() {
     }
     assert_eq!(m.calls(), 1);
     assert!(m.last_prompt().contains("Nightly restic backups of /srv"), "the topic is asked over every segment");
+}
+
+#[test]
+fn a_project_digest_puts_the_newest_work_first_however_its_segments_were_batched() {
+    // The backups segment was the session's last, completed when the
+    // session closed: it is folded after the bread segment although its
+    // work (its last turn) is the newer.
+    let m = Scripted::new(&[Ok("Homelab backups and sourdough bread")]);
+    let r = run(10);
+    let earlier = [note(L3_BREAD, L3_BREAD, true)];
+    let mut i = input(Some(&r), &[L3_BACKUPS], 0);
+    i.scope = Scope::Project;
+    i.by_model = &[true];
+    i.earlier = &earlier;
+    let first = |i: &FoldInput<'_>| match decide(Some(&m), &digest_opts(), i).unwrap() {
+        Decision::Update { content, .. } => {
+            let (bread, backups) = (content.find("250 C").unwrap(), content.find("--password-file").unwrap());
+            if bread < backups {
+                "bread"
+            } else {
+                "backups"
+            }
+        }
+        other => panic!("{other:?}"),
+    };
+    // Without times, the order given: the item folded last comes first.
+    assert_eq!(first(&i), "backups");
+    // Bread's work is the newer: it comes first, though folded earlier.
+    i.recency = &[2_000, 1_000];
+    assert_eq!(first(&i), "bread");
+    // And the other way round.
+    i.recency = &[1_000, 2_000];
+    assert_eq!(first(&i), "backups");
 }
 
 #[test]
