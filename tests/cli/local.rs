@@ -224,6 +224,24 @@ fn real_model_summaries_stay_within_their_budgets_and_are_not_concatenations() {
             assert!(words(content) <= budget, "an L3 over its budget of {budget} words: {content}");
         }
     }
+    // Each topic's L3 keeps what its turns answered (issue 31's demo goal):
+    // a model L2 that drops the lead fact ("250 C") or says "it" for
+    // "restic check" is refused, so the turn's own words reach the digest.
+    let l3_holding = |turn: usize| -> String {
+        let s = show["summaries"].as_array().unwrap().iter().filter(|s| s["level"] == 3).find(|s| {
+            let (a, b) = s["episode_range"].as_str().unwrap().split_once('-').unwrap();
+            (a.parse::<usize>().unwrap()..=b.parse().unwrap()).contains(&turn)
+        });
+        s.expect("an L3 for every turn")["content"].as_str().unwrap().to_string()
+    };
+    let (backups, bread) = (l3_holding(3), l3_holding(6));
+    assert_ne!(backups, bread, "the backups and the bread are one segment");
+    for (l3, facts) in [(&backups, ["restic check", "--password-file"]), (&bread, ["70%", "250 C"])] {
+        assert!(words(l3) <= 60, "an L3 over 60 words: {l3}");
+        for fact in facts {
+            assert!(l3.contains(fact), "the L3 lost {fact:?}: {l3}");
+        }
+    }
     let projects = env.run(&["projects", "--json"]).ok().json();
     let l4 = projects[0]["summary"].as_str().unwrap();
     assert!(words(l4) <= ragger::pipeline::digest::L4_MAX_WORDS, "{l4}");

@@ -15,12 +15,18 @@
 //! - negates where its sources never do, or judges ("impractical",
 //!   "unsafe", "avoid") where they do not: the words that turn a
 //!   recommendation around.
+//!
+//! A turn's one-sentence summary (L2) must also state the answer: words of
+//! the reply its request lacks, the first names, numbers and identifiers
+//! of the answer's lead clause, and the thing itself where a pronoun
+//! would stand for what the turn named.
 
 pub use crate::text::{is_stop_word, words};
 use std::collections::HashSet;
 
 mod extractive;
 mod loops;
+mod pronouns;
 mod relations;
 mod settle;
 mod terms;
@@ -288,11 +294,19 @@ impl Kept {
 /// written in the third person, is no quote of what was said (`said`: the
 /// raw turns; model-written items may be reused), says something, repeats
 /// no kept sentence, and — for a turn — states its outcome: a word of the
-/// reply that the request did not have.
+/// reply that the request did not have, the first facts of the answer's
+/// lead clause ([`lead_facts`]), and no "it" for what the turn named
+/// ([`pronouns`]).
 pub struct Acceptance {
     grounds: Grounds,
     said: Grounds,
     outcome: HashSet<String>,
+    /// For an L2: the facts of the answer's lead clause it must keep
+    /// ([`lead_facts`]).
+    lead_facts: Vec<String>,
+    /// For an L2: the turn's words, for a pronoun that stands for what
+    /// the turn named ([`pronouns`]).
+    named: Option<pronouns::Named>,
     /// Every word must come from the sources or the glue (a reply decoded
     /// with the sources' vocabulary: a word that is neither was pieced
     /// together from fragments, "Tune-ups" out of "T", "une" and "-ups").
@@ -309,6 +323,8 @@ impl Acceptance {
     /// `sources`: everything a reply may rest on; `said`: the raw turns
     /// among them; `outcome`: for an L2, the (request, reply) of the turn.
     pub fn new(sources: &[&str], said: &[&str], examples: &[&str], outcome: Option<(&str, &str)>) -> Self {
+        let lead_facts = outcome.map(|(request, reply)| lead_facts(request, reply)).unwrap_or_default();
+        let named = outcome.map(|(request, reply)| pronouns::Named::new(&[request, reply]));
         let outcome = outcome
             .map(|(request, reply)| {
                 let asked: HashSet<String> = content_words(request).iter().map(|w| stem(w)).collect();
@@ -319,6 +335,8 @@ impl Acceptance {
             grounds: Grounds::new(sources, examples),
             said: Grounds::new(said, &[]),
             outcome,
+            lead_facts,
+            named,
             own_words_only: false,
             sources_say_something: sources.iter().any(|t| !content_words(t).is_empty()),
             relations: None,
@@ -391,6 +409,14 @@ impl Acceptance {
                 ));
             }
         }
+        let lower = sentence.to_lowercase();
+        let said: HashSet<String> = ws.into_iter().collect();
+        if let Some(fact) = self.lead_facts.iter().filter(|_| spaced).find(|t| !supported(t, &lower, &said)) {
+            return Some(format!("the sentence leaves out the answer's lead fact {fact:?}"));
+        }
+        if let Some(thing) = self.named.as_ref().and_then(|n| n.unnamed(sentence)) {
+            return Some(format!("the sentence says \"it\" where its turn names {thing:?}"));
+        }
         None
     }
 
@@ -420,6 +446,39 @@ impl Acceptance {
     pub fn fault_of_whole(&self, text: &str) -> Option<String> {
         self.grounds.fault_of_whole(text)
     }
+}
+
+/// The facts an L2 must keep of its turn: the first two names, numbers
+/// and identifiers of the answer's lead clause (its first clause that
+/// says something, [`crate::pipeline::digest::turn_clauses`]) that the
+/// request does not already have, the speakers' names and their short
+/// forms aside. The lead clause is what the request was answered with;
+/// SmolLM2-135M wrote "it is 20-25 minutes at 230 C to the lid" of "Bake
+/// in a preheated Dutch oven at 250 C for 20 minutes with the lid on,
+/// then 20-25 minutes at 230 C with the lid off", which passes every
+/// other check and loses the answer.
+fn lead_facts(request: &str, reply: &str) -> Vec<String> {
+    use crate::pipeline::digest::{speaker_label, turn_clauses};
+    let Some(lead) = turn_clauses(reply).into_iter().next() else {
+        return Vec::new();
+    };
+    let lead = speaker_label(&lead).map_or(lead.as_str(), |(_, rest)| rest);
+    let speakers: Vec<String> =
+        request.lines().chain(reply.lines()).filter_map(speaker_label).flat_map(|(who, _)| words(who)).collect();
+    let asked_lower = request.to_lowercase();
+    let asked: HashSet<String> = words(request).into_iter().collect();
+    terms(lead)
+        .into_iter()
+        .filter(|t| !supported(t, &asked_lower, &asked) && !is_speaker(t, &speakers))
+        .take(2)
+        .collect()
+}
+
+/// Whether a name is one of the speakers' or a short form of one ("Mel"
+/// of Melanie, "Caro" of Caroline): whom a line is said to, no fact.
+fn is_speaker(term: &str, speakers: &[String]) -> bool {
+    let t = term.to_lowercase();
+    speakers.iter().any(|s| *s == t || (t.chars().count() >= 3 && s.starts_with(&t)))
 }
 
 /// [`Acceptance::keep`] with no raw turns and no outcome asked.

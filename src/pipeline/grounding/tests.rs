@@ -264,3 +264,77 @@ fn a_possessive_of_a_word_the_turn_has_is_that_word() {
     let why = a.fault("Melanie said the parade's support group was cool.").expect("refused");
     assert!(why.contains("parade's"), "{why}");
 }
+
+#[test]
+fn an_l2_that_leaves_out_the_answers_lead_fact_fails() {
+    let (ask, answer) = (
+        "How long should I bake it and at what temperature?",
+        "Bake in a preheated Dutch oven at 250 C for 20 minutes with the lid on, then 20-25 minutes at 230 C with the lid off until deep brown.",
+    );
+    let turn = format!("{ask}\n{answer}");
+    let a = Acceptance::new(&[turn.as_str()], &[], &[], Some((ask, answer)));
+    // What SmolLM2-135M wrote: every word the turn's, the answer's numbers
+    // of its second clause, not of its first.
+    let why = a
+        .fault("The user asked how long a Dutch oven can bake, and the assistant replied that it is 20-25 minutes at 230 C to the lid.")
+        .expect("refused");
+    assert!(why.contains("lead fact \"250\""), "{why}");
+    assert_eq!(
+        a.fault("The assistant said to bake it in a preheated Dutch oven at 250 C with the lid on for 20 minutes."),
+        None
+    );
+    // Only the first two facts of the lead clause are asked for ("Dutch", "250").
+    assert_eq!(a.fault("The assistant said to bake the loaf in a Dutch oven at 250 C, lid on."), None);
+}
+
+#[test]
+fn a_lead_fact_the_request_or_a_speaker_already_has_is_not_asked_again() {
+    // The request names /srv; the lead clause's other fact is USB.
+    let (ask, answer) = (
+        "How should I back up my home server's /srv folder every night?",
+        "Use restic backup /srv to a repository on a USB disk, then prune old snapshots.",
+    );
+    let turn = format!("{ask}\n{answer}");
+    let a = Acceptance::new(&[turn.as_str()], &[], &[], Some((ask, answer)));
+    assert_eq!(
+        a.fault("The assistant suggested restic backup to a repository on a USB disk, pruning old snapshots."),
+        None
+    );
+    let why = a
+        .fault("The assistant suggested restic backup of /srv to a repository, pruning old snapshots.")
+        .expect("refused");
+    assert!(why.contains("lead fact \"USB\""), "{why}");
+    // A speaker's name, or its short form, is whom the line is said to,
+    // not a fact of the answer.
+    let (ask, answer) = ("Melanie: How was the trip?", "Caroline: The trip to Paris was great, Mel, and Melanie too.");
+    let turn = format!("{ask}\n{answer}");
+    let a = Acceptance::new(&[turn.as_str()], &[], &[], Some((ask, answer)));
+    assert_eq!(a.fault("Caroline said her trip to Paris was great."), None);
+    let why = a.fault("Caroline said her trip was great.").expect("refused");
+    assert!(why.contains("lead fact \"Paris\""), "{why}");
+}
+
+#[test]
+fn an_l2_that_says_it_for_what_the_turn_names_fails() {
+    let (ask, answer) = (
+        "How do I check that the backups can actually be restored?",
+        "Run restic check weekly and do a test restore of one folder into /tmp each month, comparing it with diff -r.",
+    );
+    let turn = format!("{ask}\n{answer}");
+    let a = Acceptance::new(&[turn.as_str()], &[], &[], Some((ask, answer)));
+    // What SmolLM2-135M wrote of the demo's third turn.
+    let why = a
+        .fault("The user wants to run it weekly and do a test on one folder into /tmp each month, comparing them with diff -r.")
+        .expect("refused");
+    assert!(why.contains("\"restic check\""), "{why}");
+    assert_eq!(
+        a.fault("The assistant said to run restic check weekly and test a restore of one folder into /tmp each month."),
+        None
+    );
+    // A fold's sentences are not L2s: no turn, no such check.
+    let fold = Acceptance::new(&[turn.as_str()], &[], &[], None);
+    assert_eq!(
+        fold.fault("The user wants to run it weekly and do a test on one folder into /tmp each month, comparing them with diff -r."),
+        None
+    );
+}
