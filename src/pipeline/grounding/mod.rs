@@ -12,6 +12,7 @@
 //! - echoes the instructions of the prompt, or copies a worked example;
 //! - shares too few content words with its sources (it is about something
 //!   else);
+//! - says a word twice in a row where its sources never do ("Bash Bash");
 //! - negates where its sources never do, or judges ("impractical",
 //!   "unsafe", "avoid") where they do not: the words that turn a
 //!   recommendation around.
@@ -162,6 +163,17 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
     grounds.lasting_fault(reply).or_else(|| grounds.fault_of_whole(reply))
 }
 
+/// The words said twice in a row, a possessive counted as its word: a
+/// small model's stutter ("Git is run from the Bash Bash 4e5f6a7", "the
+/// starter's starter"), which no check of single words sees.
+fn stuttered(ws: &[String]) -> impl Iterator<Item = String> + '_ {
+    ws.windows(2).filter_map(|p| {
+        let base = |w: &str| terms::possessive_base(w).unwrap_or(w).to_string();
+        let (a, b) = (base(&p[0]), base(&p[1]));
+        (a == b).then_some(a)
+    })
+}
+
 /// What a reply is checked against: its sources and the prompt's worked
 /// examples, read once.
 pub struct Grounds {
@@ -169,6 +181,8 @@ pub struct Grounds {
     lower: String,
     words: HashSet<String>,
     stems: HashSet<String>,
+    /// Words the sources themselves say twice in a row ([`stutter`]).
+    stutters: HashSet<String>,
     examples: Vec<Vec<String>>,
 }
 
@@ -177,7 +191,9 @@ impl Grounds {
         let text = sources.join("\n");
         let words: HashSet<String> = self::words(&text).into_iter().collect();
         let stems = words.iter().map(|w| stem(w)).collect();
+        let stutters = stuttered(&self::words(&text)).collect();
         Grounds {
+            stutters,
             lower: text.to_lowercase(),
             text,
             words,
@@ -207,6 +223,9 @@ impl Grounds {
             return Some(format!("the reply names what its sources do not: {}", invented.join(", ")));
         }
         let reply_words = words(reply);
+        if let Some(w) = stuttered(&reply_words).find(|w| !self.stutters.contains(w)) {
+            return Some(format!("the reply says {w:?} twice in a row"));
+        }
         if negates(reply_words.iter()) && !negates(self.words.iter()) {
             return Some("the reply negates where its sources never do".into());
         }

@@ -338,3 +338,21 @@ fn an_l2_that_says_it_for_what_the_turn_names_fails() {
         None
     );
 }
+
+#[test]
+fn a_word_said_twice_in_a_row_fails_unless_the_sources_say_it_so() {
+    let turn = "User: Commit the fix.\nAssistant: [tool Bash: git commit -am 'fix'] Committed as 4e5f6a7 from the Bash session.";
+    // What SmolLM2-135M wrote of the agent fixture's second turn.
+    let why =
+        check("The assistant committed the fix from the Bash Bash session as 4e5f6a7.", &[turn], &[]).expect("refused");
+    assert!(why.contains("\"bash\" twice in a row"), "{why}");
+    // A possessive of the word is the word: "the starter's starter".
+    let bread =
+        "User: Why is my bread dense?\nAssistant: Usually the starter is too weak; feed the starter until it doubles.";
+    let why = check("The assistant explained that the starter's starter is too weak.", &[bread], &[]).expect("refused");
+    assert!(why.contains("\"starter\" twice in a row"), "{why}");
+    assert_eq!(check("The assistant explained that the starter is too weak and to feed the starter.", &[bread], &[]), None);
+    // Sources that say it so themselves allow it.
+    let bye = "Jon: Bye bye, Gina!\nGina: Bye bye, see you at the bakery.";
+    assert_eq!(check("Jon and Gina said bye bye; they will meet at the bakery.", &[bye], &[]), None);
+}
