@@ -351,7 +351,10 @@ fn a_word_said_twice_in_a_row_fails_unless_the_sources_say_it_so() {
         "User: Why is my bread dense?\nAssistant: Usually the starter is too weak; feed the starter until it doubles.";
     let why = check("The assistant explained that the starter's starter is too weak.", &[bread], &[]).expect("refused");
     assert!(why.contains("\"starter\" twice in a row"), "{why}");
-    assert_eq!(check("The assistant explained that the starter is too weak and to feed the starter.", &[bread], &[]), None);
+    assert_eq!(
+        check("The assistant explained that the starter is too weak and to feed the starter.", &[bread], &[]),
+        None
+    );
     // Sources that say it so themselves allow it.
     let bye = "Jon: Bye bye, Gina!\nGina: Bye bye, see you at the bakery.";
     assert_eq!(check("Jon and Gina said bye bye; they will meet at the bakery.", &[bye], &[]), None);
