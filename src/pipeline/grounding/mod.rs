@@ -181,7 +181,7 @@ pub struct Grounds {
     lower: String,
     words: HashSet<String>,
     stems: HashSet<String>,
-    /// Words the sources themselves say twice in a row ([`stutter`]).
+    /// Words the sources themselves say twice in a row ([`stuttered`]).
     stutters: HashSet<String>,
     examples: Vec<Vec<String>>,
 }
@@ -189,9 +189,10 @@ pub struct Grounds {
 impl Grounds {
     pub fn new(sources: &[&str], examples: &[&str]) -> Self {
         let text = sources.join("\n");
-        let words: HashSet<String> = self::words(&text).into_iter().collect();
+        let all = self::words(&text);
+        let stutters = stuttered(&all).collect();
+        let words: HashSet<String> = all.into_iter().collect();
         let stems = words.iter().map(|w| stem(w)).collect();
-        let stutters = stuttered(&self::words(&text)).collect();
         Grounds {
             stutters,
             lower: text.to_lowercase(),
@@ -314,8 +315,8 @@ impl Kept {
 /// raw turns; model-written items may be reused), says something, repeats
 /// no kept sentence, and — for a turn — states its outcome: a word of the
 /// reply that the request did not have, the first facts of the answer's
-/// lead clause ([`lead_facts`]), and no "it" for what the turn named
-/// ([`pronouns`]).
+/// lead clause (`lead_facts`), and no "it" for what the turn named
+/// (`pronouns`).
 pub struct Acceptance {
     grounds: Grounds,
     said: Grounds,
@@ -342,14 +343,14 @@ impl Acceptance {
     /// `sources`: everything a reply may rest on; `said`: the raw turns
     /// among them; `outcome`: for an L2, the (request, reply) of the turn.
     pub fn new(sources: &[&str], said: &[&str], examples: &[&str], outcome: Option<(&str, &str)>) -> Self {
-        let lead_facts = outcome.map(|(request, reply)| lead_facts(request, reply)).unwrap_or_default();
-        let named = outcome.map(|(request, reply)| pronouns::Named::new(&[request, reply]));
-        let outcome = outcome
-            .map(|(request, reply)| {
+        let (outcome, lead_facts, named) = match outcome {
+            Some((request, reply)) => {
                 let asked: HashSet<String> = content_words(request).iter().map(|w| stem(w)).collect();
-                content_words(reply).iter().map(|w| stem(w)).filter(|s| !asked.contains(s)).collect()
-            })
-            .unwrap_or_default();
+                let answered = content_words(reply).iter().map(|w| stem(w)).filter(|s| !asked.contains(s)).collect();
+                (answered, lead_facts(request, reply), Some(pronouns::Named::new(&[request, reply])))
+            }
+            None => Default::default(),
+        };
         Acceptance {
             grounds: Grounds::new(sources, examples),
             said: Grounds::new(said, &[]),
@@ -428,10 +429,12 @@ impl Acceptance {
                 ));
             }
         }
-        let lower = sentence.to_lowercase();
-        let said: HashSet<String> = ws.into_iter().collect();
-        if let Some(fact) = self.lead_facts.iter().filter(|_| spaced).find(|t| !supported(t, &lower, &said)) {
-            return Some(format!("the sentence leaves out the answer's lead fact {fact:?}"));
+        if spaced && !self.lead_facts.is_empty() {
+            let lower = sentence.to_lowercase();
+            let said: HashSet<String> = ws.into_iter().collect();
+            if let Some(fact) = self.lead_facts.iter().find(|t| !supported(t, &lower, &said)) {
+                return Some(format!("the sentence leaves out the answer's lead fact {fact:?}"));
+            }
         }
         if let Some(thing) = self.named.as_ref().and_then(|n| n.unnamed(sentence)) {
             return Some(format!("the sentence says \"it\" where its turn names {thing:?}"));
