@@ -118,8 +118,9 @@ impl TurnContext {
 }
 
 /// The L2 a reply makes: its first sentence that passes the grounding
-/// check on its own ([`grounding::keep_grounded`]), within
-/// [`digest::L2_MAX_WORDS`], or why there is none.
+/// check on its own ([`grounding::keep_grounded`]) within
+/// [`digest::L2_MAX_WORDS`] (a longer one fails: it is not cut), or why
+/// there is none.
 fn accept(reply: &str, acceptance: &grounding::Acceptance) -> Result<String, String> {
     if is_topic_shift(reply) {
         return Err("the reply is the NO_MERGE verdict, not a summary".to_string());
@@ -128,10 +129,9 @@ fn accept(reply: &str, acceptance: &grounding::Acceptance) -> Result<String, Str
     let Some(first) = kept.sentences.first() else {
         return Err(kept.dropped.first().cloned().unwrap_or_else(|| "the reply is empty".into()));
     };
-    let text = digest::clip_words(first, digest::L2_MAX_WORDS);
-    match acceptance.fault_of_whole(&text) {
+    match acceptance.fault_of_whole(first) {
         Some(why) => Err(why),
-        None => Ok(text),
+        None => Ok(first.clone()),
     }
 }
 
@@ -161,7 +161,8 @@ fn summarize_turn(
             Some((item.user.as_str(), item.assistant.as_str())).filter(|_| ctx.before.is_none()),
         )
         .own_words_only(held)
-        .relations_checked(&sources, held),
+        .relations_checked(&sources, held)
+        .max_words(digest::L2_MAX_WORDS),
     );
     let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
     let t = opts.summaries.temperature;
@@ -288,14 +289,20 @@ mod tests {
     }
 
     #[test]
-    fn a_long_reply_is_held_to_the_l2_budget() {
+    fn a_sentence_longer_than_an_l2_is_refused_not_cut() {
         let opts = PassOptions::new("me".into(), Summaries::default());
         let long = "The user asked how to back up /srv with restic, and the assistant suggested running restic \
                     backup /srv from a nightly cron job, so that the backup of /srv with restic runs from cron every night.";
+        assert!(long.split_whitespace().count() > digest::L2_MAX_WORDS);
         let model = Fixed::new(long);
         let (reply, origin) = summarize_turn(&model, &item(1), &opts).unwrap();
-        assert_eq!(origin, "model");
+        assert_eq!(origin, "extractive", "cut, it would end in the middle of what it says: {}", reply.text);
+        assert!(!reply.text.contains("so that the backup"), "{}", reply.text);
         assert!(reply.text.split_whitespace().count() <= digest::L2_MAX_WORDS, "{}", reply.text);
+        // A sentence within the budget after it is the L2.
+        let model = Fixed::new(&format!("{long} {GOOD}"));
+        let (reply, origin) = summarize_turn(&model, &item(2), &opts).unwrap();
+        assert_eq!((reply.text.as_str(), origin), (GOOD, "model"));
     }
 
     #[test]

@@ -20,7 +20,8 @@
 //! A turn's one-sentence summary (L2) must also state the answer: words of
 //! the reply its request lacks, the first names, numbers and identifiers
 //! of the answer's lead clause, and the thing itself where a pronoun
-//! would stand for what the turn named.
+//! would stand for what the turn named; and a sentence of it longer than
+//! an L2 may be is refused, not cut ([`Acceptance::max_words`]).
 
 pub use crate::text::{is_stop_word, words};
 use std::collections::HashSet;
@@ -337,6 +338,8 @@ pub struct Acceptance {
     /// Who did what ([`Relations`]): checked for a reply decoded with the
     /// sources' vocabulary, whose words alone prove little.
     relations: Option<Relations>,
+    /// The most words a kept sentence may have (an L2's: one sentence).
+    max_words: Option<usize>,
 }
 
 impl Acceptance {
@@ -360,7 +363,17 @@ impl Acceptance {
             own_words_only: false,
             sources_say_something: sources.iter().any(|t| !content_words(t).is_empty()),
             relations: None,
+            max_words: None,
         }
+    }
+
+    /// A kept sentence may have at most `max` words: a longer one is not
+    /// cut to fit. SmolLM2-135M's sentences that ran past an L2's 30 words
+    /// ended, cut, in the middle of what they were saying ("restic is one
+    /// of a set of backup cron job that are run by the…").
+    pub fn max_words(mut self, max: usize) -> Self {
+        self.max_words = Some(max);
+        self
     }
 
     /// Every word of a kept sentence must come from the sources or the
@@ -381,6 +394,10 @@ impl Acceptance {
     pub fn fault(&self, sentence: &str) -> Option<String> {
         if let Some(fault) = self.grounds.lasting_fault(sentence) {
             return Some(fault);
+        }
+        let length = sentence.split_whitespace().count();
+        if let Some(max) = self.max_words.filter(|&max| length > max) {
+            return Some(format!("the sentence is longer than a summary of it may be ({length} words; at most {max})"));
         }
         if only_asks(sentence) {
             return Some("the sentence asks instead of telling".into());
