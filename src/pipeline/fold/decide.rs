@@ -360,8 +360,10 @@ fn digest_project(
     let mut topic = topic_line(model, opts, Scope::Project, &openings, &texts)?;
     // A project topic that one segment's summary already says word for
     // word (SmolLM2 copies the newest segment's topic line) would be said
-    // twice and name one subject of several.
-    if topic.as_ref().is_some_and(|(t, _)| segments.len() > 1 && texts.iter().any(|s| s.contains(t.as_str()))) {
+    // twice; and one whose words only one segment has names one subject
+    // of several ("The user asked how to set up a new server's /srv
+    // folder" over the demo's backups and bread).
+    if topic.as_ref().is_some_and(|(t, _)| segments.len() > 1 && names_one_of(t, &texts)) {
         topic = None;
     }
     let mut room = input.budget().saturating_sub(topic.as_ref().map_or(0, |(t, _)| digest::word_count(t)));
@@ -385,6 +387,14 @@ fn digest_project(
     }
     let (content, written) = digest_written(topic, parts.join(" "), all_model, segments.len() == 1, input.copy_model);
     Ok(decided(input, content, written))
+}
+
+/// Whether a project topic is one segment's: one summary says it word for
+/// word, or its content words are in one summary only.
+fn names_one_of(topic: &str, segments: &[&str]) -> bool {
+    let words = grounding::content_stems(topic);
+    segments.iter().any(|s| s.contains(topic))
+        || segments.iter().filter(|s| !grounding::content_stems(s).is_disjoint(&words)).count() <= 1
 }
 
 /// What a digest is chosen from, in order: the parts the running summary

@@ -723,22 +723,26 @@ fn a_project_digest_puts_the_newest_work_first_however_its_segments_were_batched
 }
 
 #[test]
-fn a_project_topic_that_copies_one_segments_topic_is_left_out() {
-    // The model wrote the backups segment's own topic line as the project's.
-    let m = Scripted::new(&[Ok("Nightly restic backups of /srv")]);
-    let r = run(10);
-    let earlier = [note(L3_BACKUPS, L3_BACKUPS, true)];
-    let mut i = input(Some(&r), &[L3_BREAD], 0);
-    i.scope = Scope::Project;
-    i.by_model = &[true];
-    i.earlier = &earlier;
-    match decide(Some(&m), &digest_opts(), &i).unwrap() {
-        Decision::Update { content, written } => {
-            assert_eq!(content.matches("Nightly restic backups of /srv").count(), 1, "{content}");
-            assert!(content.starts_with("Baking a first sourdough loaf"), "{content}");
-            assert_eq!(written.origin, "extractive");
+fn a_project_topic_that_names_one_segments_subject_is_left_out() {
+    // The model wrote the backups segment's own topic line as the
+    // project's, then a topic of its own that only the backups segment has
+    // the words of.
+    for reply in ["Nightly restic backups of /srv", "Nightly restic backups to /mnt/usb"] {
+        let m = Scripted::new(&[Ok(reply)]);
+        let r = run(10);
+        let earlier = [note(L3_BACKUPS, L3_BACKUPS, true)];
+        let mut i = input(Some(&r), &[L3_BREAD], 0);
+        i.scope = Scope::Project;
+        i.by_model = &[true];
+        i.earlier = &earlier;
+        match decide(Some(&m), &digest_opts(), &i).unwrap() {
+            Decision::Update { content, written } => {
+                assert!(content.starts_with("Baking a first sourdough loaf"), "{reply}: {content}");
+                assert_eq!(content.matches("Nightly restic backups of /srv").count(), 1, "{content}");
+                assert_eq!(written.origin, "extractive");
+            }
+            other => panic!("{other:?}"),
         }
-        other => panic!("{other:?}"),
     }
 }
 
