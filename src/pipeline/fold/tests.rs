@@ -91,6 +91,12 @@ fn run(tokens: i64) -> Running {
     }
 }
 
+/// A project fold of `items`, L3s the model wrote, over the `earlier`
+/// segments.
+fn project_input<'a>(run: &'a Running, items: &'a [&'a str], earlier: &'a [Note]) -> FoldInput<'a> {
+    FoldInput { scope: Scope::Project, by_model: &[true], earlier, ..input(Some(run), items, 0) }
+}
+
 fn input<'a>(run: Option<&'a Running>, items: &'a [&'a str], attempts: i64) -> FoldInput<'a> {
     FoldInput {
         scope: Scope::Session,
@@ -669,10 +675,7 @@ fn a_project_digest_is_the_models_topic_line_then_its_segments_newest_first() {
     let m = Scripted::new(&[Ok("Homelab backups and sourdough bread")]);
     let r = run(10);
     let earlier = [note(L3_BACKUPS, L3_BACKUPS, true)];
-    let mut i = input(Some(&r), &[L3_BREAD], 0);
-    i.scope = Scope::Project;
-    i.by_model = &[true];
-    i.earlier = &earlier;
+    let i = project_input(&r, &[L3_BREAD], &earlier);
     match decide(Some(&m), &digest_opts(), &i).unwrap() {
         Decision::Update { content, written } => {
             assert!(
@@ -697,10 +700,7 @@ fn a_project_digest_puts_the_newest_work_first_however_its_segments_were_batched
     let m = Scripted::new(&[Ok("Homelab backups and sourdough bread")]);
     let r = run(10);
     let earlier = [note(L3_BREAD, L3_BREAD, true)];
-    let mut i = input(Some(&r), &[L3_BACKUPS], 0);
-    i.scope = Scope::Project;
-    i.by_model = &[true];
-    i.earlier = &earlier;
+    let mut i = project_input(&r, &[L3_BACKUPS], &earlier);
     let first = |i: &FoldInput<'_>| match decide(Some(&m), &digest_opts(), i).unwrap() {
         Decision::Update { content, .. } => {
             let (bread, backups) = (content.find("250 C").unwrap(), content.find("--password-file").unwrap());
@@ -731,10 +731,7 @@ fn a_project_topic_that_names_one_segments_subject_is_left_out() {
         let m = Scripted::new(&[Ok(reply)]);
         let r = run(10);
         let earlier = [note(L3_BACKUPS, L3_BACKUPS, true)];
-        let mut i = input(Some(&r), &[L3_BREAD], 0);
-        i.scope = Scope::Project;
-        i.by_model = &[true];
-        i.earlier = &earlier;
+        let i = project_input(&r, &[L3_BREAD], &earlier);
         match decide(Some(&m), &digest_opts(), &i).unwrap() {
             Decision::Update { content, written } => {
                 assert!(content.starts_with("Baking a first sourdough loaf"), "{reply}: {content}");
