@@ -21,7 +21,7 @@ session); the settings with the smallest worst shortfall over the training
 sets win, their summed shortfall breaking ties.
 
 Standard library only. Usage:
-  scripts/bench/segmentation_lodo.py [--bin target/release/ragger] [--cache FILE] [--live] [--wide]
+  scripts/bench/segmentation_lodo.py [--bin target/release/ragger] [--cache FILE] [--live [--lookahead N]] [--wide]
 """
 import argparse
 import itertools
@@ -199,15 +199,16 @@ def decide(d, p):
     return hyp
 
 
-def decide_live(item, vec, p):
+def decide_live(item, vec, p, lookahead=0):
     """The decisions of live every-turn mode: each gap judged when its turn
-    is the newest, with the past alone."""
+    is the newest, with the past alone; or, with `lookahead`, once that many
+    turns after it exist (a lead, not what ragger does)."""
     hyp, running = [], 1
     for i in range(1, len(item["turns"])):
-        d = prepare({"turns": item["turns"][: i + 1], "bounds": None}, vec)
+        d = prepare({"turns": item["turns"][: i + 1 + lookahead], "bounds": None}, vec)
         sig = signals(d, p)
         s = sig[i]
-        if d["opens"][i] and s >= threshold(d, sig, i, max(1, i - CONTEXT), i, p) and (running >= p["min_turns"] or s >= p["strong"]):
+        if d["opens"][i] and s >= threshold(d, sig, i, max(1, i - CONTEXT), min(i + lookahead, d["n"] - 1), p) and (running >= p["min_turns"] or s >= p["strong"]):
             hyp.append(i)
             running = 0
         running += 1
@@ -253,6 +254,8 @@ def main():
     ap.add_argument("--cache", help="JSON file keeping the turn vectors between runs")
     ap.add_argument("--min-turns", type=int, action="append", help="minimum segment lengths tried (default 2, 3)")
     ap.add_argument("--live", action="store_true", help="also score the defaults in live every-turn mode (each turn judged on the past alone)")
+    ap.add_argument("--lookahead", type=int, default=0,
+                    help="with --live: judge each gap once this many turns after it exist (default 0: as ragger does)")
     ap.add_argument("--wide", action="store_true",
                     help="also try signals made mostly or only of the depth: depth weight 2.5/4/6/8 with the other parts "
                          "scaled by 1/0.1/0, floors down to 0.5, relative share 0.6/0.65/0.7/0.8")
@@ -307,11 +310,11 @@ def main():
                   f"{100 * h['one']:.0f}% one-turn, shortfall {shortfall(n, h):.3f}")
     if a.live:
         defaults = DEFAULTS
-        print(f"\nlive every-turn mode, the defaults {defaults}:")
+        print(f"\nlive every-turn mode, lookahead {a.lookahead}, the defaults {defaults}:")
         for n, items in sets.items():
             s = sg.Score()
             for it in items:
-                s.add(len(it["turns"]), it["bounds"], decide_live(it, vec, defaults))
+                s.add(len(it["turns"]), it["bounds"], decide_live(it, vec, defaults, a.lookahead))
             f1, _, _, pk, wd = s.row()
             seg10, one = s.density()
             print(f"  {n}: F1 {f1:.3f} Pk {pk:.3f} WD {wd:.3f}, {seg10:.2f} segments / 10 turns, {100 * one:.0f}% one-turn")
