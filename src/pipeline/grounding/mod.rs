@@ -395,7 +395,7 @@ impl Acceptance {
         if let Some(fault) = self.grounds.lasting_fault(sentence) {
             return Some(fault);
         }
-        let length = sentence.split_whitespace().count();
+        let length = crate::pipeline::digest::word_count(sentence);
         if let Some(max) = self.max_words.filter(|&max| length > max) {
             return Some(format!("the sentence is longer than a summary of it may be ({length} words; at most {max})"));
         }
