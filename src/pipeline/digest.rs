@@ -18,11 +18,23 @@ pub const L3_MAX_WORDS: usize = 150;
 pub const TOPIC_MAX_WORDS: usize = 12;
 /// A project summary (L4) stays within this many words, whatever its history.
 pub const L4_MAX_WORDS: usize = 250;
+/// A segment's summary takes at most this share of its words in a project
+/// summary (L4), which says what each segment was about and its main
+/// facts, not the segment's whole summary again...
+pub const L4_PART_SHARE: f32 = 0.6;
+/// ...but never fewer words than this (what it was about and where it ended).
+pub const L4_PART_MIN_WORDS: usize = 30;
 
 /// The word budget of a segment's summary whose turns hold `words` words
 /// (those it already covers and the new ones).
 pub fn l3_budget(words: usize) -> usize {
     ((words as f32 * L3_SHARE).ceil() as usize).clamp(L3_MIN_WORDS, L3_MAX_WORDS)
+}
+
+/// The most words a segment's summary of `words` words takes in a project
+/// summary.
+pub fn l4_part_budget(words: usize) -> usize {
+    ((words as f32 * L4_PART_SHARE).ceil() as usize).max(L4_PART_MIN_WORDS)
 }
 
 pub fn word_count(text: &str) -> usize {
@@ -163,6 +175,27 @@ pub fn clip_words(text: &str, max: usize) -> String {
         Some(i) => format!("{}.", head[..=i].join(" ").trim_end_matches([';', ','])),
         None => format!("{}…", head.join(" ").trim_end_matches([';', ',', '.'])),
     }
+}
+
+/// The sentences of a stored summary: [`crate::pipeline::tidy::sentences`],
+/// where a clause clipped with "…" ([`clip_words`]) ends one too when the
+/// next word starts with a capital.
+pub fn summary_sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for s in crate::pipeline::tidy::sentences(text) {
+        let mut rest = s;
+        while let Some(at) =
+            rest.find("… ").filter(|&at| rest[at + "… ".len()..].chars().next().is_some_and(char::is_uppercase))
+        {
+            let end = at + '…'.len_utf8();
+            out.push(rest[..end].trim());
+            rest = rest[end..].trim_start();
+        }
+        if !rest.is_empty() {
+            out.push(rest);
+        }
+    }
+    out
 }
 
 /// The leading sentences of `sentences` that fit `budget` words; the one
@@ -388,6 +421,39 @@ pub fn select_notes(notes: &[&str], budget: usize, said: &str) -> Vec<usize> {
     select_new(notes, budget, said, 0.25)
 }
 
+/// The sentences that name the most that `said` and the sentences kept
+/// before them do not (numbers, identifiers, names:
+/// [`crate::pipeline::grounding::terms`]) for their length, chosen
+/// greedily within `budget` words, in their order; a sentence that names
+/// nothing new is left out. What a project summary keeps of a segment's
+/// summary between its first and last sentence: the facts, not the talk.
+pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize> {
+    use std::collections::HashSet;
+    let named = |t: &str| -> HashSet<String> {
+        crate::pipeline::grounding::terms(t).iter().map(|t| t.to_lowercase()).collect()
+    };
+    let terms: Vec<HashSet<String>> = sentences.iter().map(|s| named(s)).collect();
+    let mut known = named(said);
+    let mut kept: Vec<usize> = Vec::new();
+    let mut left = budget;
+    loop {
+        let best = (0..sentences.len())
+            .filter(|i| !kept.contains(i))
+            .filter_map(|i| {
+                let cost = word_count(sentences[i]);
+                let new = terms[i].difference(&known).count();
+                (cost > 0 && cost <= left && new > 0).then_some((i, new as f32 / cost as f32))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        let Some((i, _)) = best else { break };
+        kept.push(i);
+        left -= word_count(sentences[i]);
+        known.extend(terms[i].iter().cloned());
+    }
+    kept.sort_unstable();
+    kept
+}
+
 /// [`select_notes`], keeping only notes at least `new_share` of whose
 /// weight is not said yet (a quarter for notes; half for a turn's own
 /// clauses beside the notes, which are there for what the notes lost,
@@ -444,6 +510,36 @@ pub fn select_new(notes: &[&str], budget: usize, said: &str, new_share: f32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clause_clipped_with_an_ellipsis_ends_a_summary_sentence_before_a_capital() {
+        let text = "Restic always encrypts. Keep the password in a file so cron… Run restic check weekly… then diff.";
+        assert_eq!(
+            summary_sentences(text),
+            vec![
+                "Restic always encrypts.",
+                "Keep the password in a file so cron…",
+                "Run restic check weekly… then diff."
+            ]
+        );
+    }
+
+    #[test]
+    fn select_named_keeps_the_sentences_that_name_new_facts_for_their_length() {
+        let sentences = [
+            "I set EMAIL_PORT = 587 in shopfront/settings.py and kept EMAIL_USE_TLS = True.",
+            "The reset mail reached the inbox in a few seconds.",
+            "Two: billing/invoices.py opens SMTP_SSL on port 465 and newsletter/send.py uses port 25.",
+            "It now uses EMAIL_PORT too.",
+        ];
+        // Nothing new in the second (no term) nor the fourth (said by the first).
+        assert_eq!(select_named(&sentences, 100, ""), vec![0, 2]);
+        // What `said` names is not new: the first adds only 587 and two paths.
+        assert_eq!(select_named(&sentences, 14, "EMAIL_PORT EMAIL_USE_TLS shopfront/settings.py"), vec![2]);
+        // Within the budget.
+        assert_eq!(select_named(&sentences, 13, ""), vec![0]);
+        assert!(select_named(&sentences, 4, "").is_empty());
+    }
 
     #[test]
     fn filler_is_thanks_greetings_and_agreement_not_a_request() {

@@ -245,5 +245,11 @@ fn real_model_summaries_stay_within_their_budgets_and_are_not_concatenations() {
     let projects = env.run(&["projects", "--json"]).ok().json();
     let l4 = projects[0]["summary"].as_str().unwrap();
     assert!(words(l4) <= ragger::pipeline::digest::L4_MAX_WORDS, "{l4}");
+    // The project summary is shorter than its segments' summaries, not
+    // the two pasted together, and still says something of each.
+    assert!(words(l4) < words(&backups) + words(&bread), "{l4}\n---\n{backups}\n---\n{bread}");
+    for fact in ["restic", "250 c"] {
+        assert!(l4.to_lowercase().contains(fact), "the L4 lost {fact:?}: {l4}");
+    }
     env.assert_check();
 }

@@ -338,13 +338,16 @@ fn digest_segment(
 }
 
 /// A project digest (L4): a topic line the model writes over the
-/// project's segments, then the segments' own summaries, newest first,
-/// each held to half of the words still left (at least 25) and chosen
-/// again from every segment the project covers at each fold: what is
-/// current comes first and the whole stays within
-/// [`digest::L4_MAX_WORDS`] however long the history, rewritten, never
-/// appended to. The row is the model's when the topic line and every
-/// segment text it keeps came out of the model's decoding.
+/// project's segments, then each segment's own summary cut to what it was
+/// about, where it ended and the sentences between that name the most
+/// facts ([`digest::select_named`]), newest first, each held
+/// to three fifths of its words ([`digest::l4_part_budget`]) and to half of the
+/// words still left (at least 25), chosen again from every segment the
+/// project covers at each fold: what is current comes first, the whole
+/// stays within [`digest::L4_MAX_WORDS`] however long the history, and it
+/// is shorter than the segments' summaries it is made from: rewritten,
+/// never their concatenation. The row is the model's when the topic line
+/// and every segment text it keeps came out of the model's decoding.
 fn digest_project(
     model: Option<&dyn MemoryModel>,
     opts: &PassOptions,
@@ -373,19 +376,32 @@ fn digest_project(
         if room < 8 {
             break;
         }
-        let share = (room / 2).max(25).min(room);
-        let sentences: Vec<String> = crate::pipeline::tidy::sentences(text).iter().map(|s| as_sentence(s)).collect();
+        let share = (room / 2).max(25).min(room).min(digest::l4_part_budget(digest::word_count(text)));
+        let sentences: Vec<String> = digest::summary_sentences(text).iter().map(|s| as_sentence(s)).collect();
         let refs: Vec<&str> = sentences.iter().map(String::as_str).collect();
-        let mut kept = digest::select_notes(&refs, share, "");
-        if kept.is_empty() {
-            kept.push(0);
+        // Its first sentence says what it was about (its topic line, for a
+        // digest) and its last where it ended (the fix, the decision);
+        // then, in the words left, the facts between.
+        let Some(last) = refs.len().checked_sub(1) else { continue };
+        let ends: Vec<&str> = if last == 0 { vec![refs[0]] } else { vec![refs[0], refs[last]] };
+        let left = share.saturating_sub(ends.iter().map(|s| digest::word_count(s)).sum());
+        // A question between is what was asked, not what came of it.
+        let middle: Vec<usize> = (1..last).filter(|&k| !refs[k].trim_end().ends_with('?')).collect();
+        let candidates: Vec<&str> = middle.iter().map(|&k| refs[k]).collect();
+        let mut kept: Vec<usize> =
+            digest::select_named(&candidates, left, &ends.join(" ")).into_iter().map(|k| middle[k]).collect();
+        kept.insert(0, 0);
+        if last > 0 {
+            kept.push(last);
         }
         let part = digest::fit_sentences(&kept.iter().map(|&k| sentences[k].clone()).collect::<Vec<_>>(), share);
         room = room.saturating_sub(digest::word_count(&part));
         all_model &= *by_model;
         parts.push(part);
     }
-    let (content, written) = digest_written(topic, parts.join(" "), all_model, segments.len() == 1, input.copy_model);
+    // One segment kept whole is a copy of it; cut, it is extractive.
+    let single = segments.len() == 1 && parts.first().is_some_and(|p| p.as_str() == segments[0].0.trim());
+    let (content, written) = digest_written(topic, parts.join(" "), all_model, single, input.copy_model);
     Ok(decided(input, content, written))
 }
 

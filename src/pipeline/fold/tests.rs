@@ -743,8 +743,51 @@ fn a_project_topic_that_names_one_segments_subject_is_left_out() {
     }
 }
 
+const L3_BACKUPS_LONG: &str =
+    "Nightly restic backups of /srv: The user asked to back up /srv nightly to the USB disk. \
+Restic writes to /mnt/usb at 02:00 with --password-file /root/.restic-pass. Run restic check weekly to verify \
+the repository. A test restore to /tmp matched the originals under diff -r.";
+const L3_BREAD_LONG: &str = "Baking a first sourdough loaf: Start around 70% hydration with 500 g of flour. \
+Let the dough rise for 4 hours at 24 C. Bake in a preheated Dutch oven at 250 C for 20 minutes with the lid on. \
+Then bake 20-25 more minutes with the lid off.";
+
 #[test]
-fn a_project_digest_stays_within_its_cap_however_long_the_history_and_keeps_the_newest_whole() {
+fn a_project_digest_is_shorter_than_its_segments_summaries_and_keeps_each_ones_facts() {
+    let m = Scripted::new(&[Ok("Homelab backups and sourdough bread")]);
+    let r = run(10);
+    let earlier = [note(L3_BACKUPS_LONG, L3_BACKUPS_LONG, true)];
+    let i = project_input(&r, &[L3_BREAD_LONG], &earlier);
+    let (backups, bread) = (digest::word_count(L3_BACKUPS_LONG), digest::word_count(L3_BREAD_LONG));
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Update { content, written } => {
+            let topic = "Homelab backups and sourdough bread: ";
+            let body = content.strip_prefix(topic).unwrap_or_else(|| panic!("{content}"));
+            let n = digest::word_count(body);
+            assert!(
+                n <= digest::l4_part_budget(backups) + digest::l4_part_budget(bread),
+                "each segment gives at most half its words, {n} of {}: {body}",
+                backups + bread
+            );
+            // Every sentence is one of a segment's own; each segment keeps
+            // some, the newest segment's first.
+            let from: Vec<&str> = crate::pipeline::tidy::sentences(body)
+                .iter()
+                .map(|s| match s.trim_end_matches('.') {
+                    s if L3_BREAD_LONG.contains(s) => "bread",
+                    s if L3_BACKUPS_LONG.contains(s) => "backups",
+                    s => panic!("not a segment's own sentence: {s:?} in {body}"),
+                })
+                .collect();
+            let first_backups = from.iter().position(|&f| f == "backups").expect("the backups segment is kept");
+            assert!(first_backups > 0 && from[first_backups..].iter().all(|&f| f == "backups"), "{from:?}: {body}");
+            assert_eq!(written.origin, "model");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_project_digest_stays_within_its_cap_however_long_the_history_and_puts_the_newest_first() {
     let m = Scripted::new(&[Ok("Upgrading the hosts")]);
     let segments: Vec<String> = (1..=60).map(segment_l3).collect();
     let earlier: Vec<Note> = segments[..59].iter().map(|s| note(s, s, true)).collect();
@@ -759,8 +802,8 @@ fn a_project_digest_stays_within_its_cap_however_long_the_history_and_keeps_the_
             let n = digest::word_count(&content);
             assert!(n <= digest::L4_MAX_WORDS, "{n} words: {content}");
             assert!(n >= digest::L4_MAX_WORDS * 3 / 4, "the cap is used, {n} words: {content}");
-            assert!(content.contains("pre-60") && content.contains("60 minutes"), "the newest kept whole: {content}");
-            assert!(content.contains("host59"), "older segments follow: {content}");
+            let (newest, next) = (content.find("host60").unwrap(), content.find("host59").unwrap());
+            assert!(newest < next, "the newest first, older segments follow: {content}");
             assert!(!content.contains("host1 "), "the oldest give way: {content}");
             assert_eq!(written.origin, "extractive", "a segment the model did not write is not the model's");
         }
@@ -785,6 +828,16 @@ fn a_project_digest_without_a_model_is_extractive_and_a_single_segment_a_copy() 
     match decide(None, &digest_opts(), &i).unwrap() {
         Decision::Start { content, written, .. } => {
             assert_eq!((content.as_str(), written.origin), (L3_BACKUPS, "copy"))
+        }
+        other => panic!("{other:?}"),
+    }
+    // A single segment's summary too long to be kept whole is cut, not copied.
+    let mut i = input(None, &[L3_BACKUPS_LONG], 0);
+    i.scope = Scope::Project;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert!(digest::word_count(&content) < digest::word_count(L3_BACKUPS_LONG), "{content}");
+            assert_eq!(written.origin, "extractive");
         }
         other => panic!("{other:?}"),
     }
