@@ -495,22 +495,29 @@ impl Acceptance {
 /// SmolLM2-135M wrote "it is 20-25 minutes at 230 C to the lid" of "Bake
 /// in a preheated Dutch oven at 250 C for 20 minutes with the lid on,
 /// then 20-25 minutes at 230 C with the lid off", which passes every
-/// other check and loses the answer.
+/// other check and loses the answer. A lead clause without such a fact
+/// ("restic always encrypts; … pass it with --password-file …") asks
+/// instead for the answer's first code identifier (a flag, path, file or
+/// snake_case name, [`terms::is_code_identifier`]) that the request does
+/// not have: SmolLM2-135M wrote "cron is a file, and it can also run
+/// unattended" of that turn, and the flag was lost to the digest.
 fn lead_facts(request: &str, reply: &str) -> Vec<String> {
     use crate::pipeline::digest::{speaker_label, turn_clauses};
-    let Some(lead) = turn_clauses(reply).into_iter().next() else {
+    let clauses = turn_clauses(reply);
+    let Some(lead) = clauses.first() else {
         return Vec::new();
     };
-    let lead = speaker_label(&lead).map_or(lead.as_str(), |(_, rest)| rest);
+    let lead = speaker_label(lead).map_or(lead.as_str(), |(_, rest)| rest);
     let speakers: Vec<String> =
         request.lines().chain(reply.lines()).filter_map(speaker_label).flat_map(|(who, _)| words(who)).collect();
     let asked_lower = request.to_lowercase();
     let asked: HashSet<String> = words(request).into_iter().collect();
-    terms(lead)
-        .into_iter()
-        .filter(|t| !supported(t, &asked_lower, &asked) && !is_speaker(t, &speakers))
-        .take(2)
-        .collect()
+    let new = |t: &String| !supported(t, &asked_lower, &asked) && !is_speaker(t, &speakers);
+    let facts: Vec<String> = terms(lead).into_iter().filter(new).take(2).collect();
+    if !facts.is_empty() {
+        return facts;
+    }
+    clauses[1..].iter().flat_map(|c| terms(c)).filter(|t| terms::is_code_identifier(t)).find(new).into_iter().collect()
 }
 
 /// Whether a name is one of the speakers' or a short form of one ("Mel"

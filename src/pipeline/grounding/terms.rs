@@ -103,6 +103,20 @@ fn is_identifier(t: &str) -> bool {
         || (letters >= 2 && t.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()))
 }
 
+/// An identifier as code writes it: a flag (`--password-file`), a path or
+/// URL, a snake_case or dotted name (`EMAIL_PORT`, `settings.py`); not a
+/// capitalised or ALL-CAPS word, which prose has too.
+pub(super) fn is_code_identifier(t: &str) -> bool {
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    is_identifier(t)
+        && letters > 0
+        && (t.starts_with("--")
+            || t.contains("://")
+            || t.contains('/')
+            || t.contains('_')
+            || (t.contains('.') && t.split('.').all(|p| !p.is_empty()) && !t.ends_with('.')))
+}
+
 fn is_camel(t: &str) -> bool {
     let chars: Vec<char> = t.chars().collect();
     chars.iter().all(|c| c.is_alphanumeric())

@@ -315,6 +315,34 @@ fn a_lead_fact_the_request_or_a_speaker_already_has_is_not_asked_again() {
 }
 
 #[test]
+fn a_lead_clause_without_a_fact_asks_for_the_answers_first_code_identifier() {
+    // The demo's second turn: its lead clause ("restic always encrypts")
+    // names nothing the request lacks; its flag is what the turn taught.
+    let (ask, answer) = (
+        "Should the restic repository be encrypted if the disk stays at home?",
+        "restic always encrypts; keep the password in a root-only file and pass it with --password-file so cron can run unattended.",
+    );
+    let turn = format!("{ask}\n{answer}");
+    let a = Acceptance::new(&[turn.as_str()], &[], &[], Some((ask, answer)));
+    // What SmolLM2-135M wrote with one thread.
+    let why = a
+        .fault("The user asked if the restic repository should be encrypted; the assistant explained that cron is a file, and it can also run unattended.")
+        .expect("refused");
+    assert!(why.contains("lead fact \"--password-file\""), "{why}");
+    assert_eq!(
+        a.fault("The assistant said restic always encrypts and the password goes in a root-only file passed with --password-file."),
+        None
+    );
+    // Prose has no code identifier to ask for: a name or a number later in
+    // the answer is not asked for (stop 46 measured that rule: it cost
+    // LoCoMo's fact recall).
+    let (ask, answer) = ("Melanie: Did you like it?", "Caroline: I loved it, honestly. We went to Paris in 2022.");
+    let turn = format!("{ask}\n{answer}");
+    let a = Acceptance::new(&[turn.as_str()], &[], &[], Some((ask, answer)));
+    assert_eq!(a.fault("Caroline said she loved it."), None);
+}
+
+#[test]
 fn an_l2_that_says_it_for_what_the_turn_names_fails() {
     let (ask, answer) = (
         "How do I check that the backups can actually be restored?",
