@@ -183,14 +183,15 @@ pub fn clip_words(text: &str, max: usize) -> String {
 pub fn summary_sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for s in crate::pipeline::tidy::sentences(text) {
-        let mut rest = s;
-        while let Some(at) =
-            rest.find("… ").filter(|&at| rest[at + "… ".len()..].chars().next().is_some_and(char::is_uppercase))
-        {
-            let end = at + '…'.len_utf8();
-            out.push(rest[..end].trim());
-            rest = rest[end..].trim_start();
+        let mut start = 0;
+        for (at, gap) in s.match_indices("… ") {
+            if s[at + gap.len()..].chars().next().is_some_and(char::is_uppercase) {
+                let end = at + '…'.len_utf8();
+                out.push(s[start..end].trim());
+                start = end;
+            }
         }
+        let rest = s[start..].trim();
         if !rest.is_empty() {
             out.push(rest);
         }
@@ -513,13 +514,15 @@ mod tests {
 
     #[test]
     fn a_clause_clipped_with_an_ellipsis_ends_a_summary_sentence_before_a_capital() {
-        let text = "Restic always encrypts. Keep the password in a file so cron… Run restic check weekly… then diff.";
+        let text =
+            "Restic always encrypts. Keep the password in a file so… cron… Run restic check weekly… then diff… Done.";
         assert_eq!(
             summary_sentences(text),
             vec![
                 "Restic always encrypts.",
-                "Keep the password in a file so cron…",
-                "Run restic check weekly… then diff."
+                "Keep the password in a file so… cron…",
+                "Run restic check weekly… then diff…",
+                "Done."
             ]
         );
     }

@@ -383,17 +383,15 @@ fn digest_project(
         // digest) and its last where it ended (the fix, the decision);
         // then, in the words left, the facts between.
         let Some(last) = refs.len().checked_sub(1) else { continue };
-        let ends: Vec<&str> = if last == 0 { vec![refs[0]] } else { vec![refs[0], refs[last]] };
-        let left = share.saturating_sub(ends.iter().map(|s| digest::word_count(s)).sum());
+        let ends: Vec<usize> = if last == 0 { vec![0] } else { vec![0, last] };
+        let said: Vec<&str> = ends.iter().map(|&k| refs[k]).collect();
+        let left = share.saturating_sub(digest::word_count(&said.join(" ")));
         // A question between is what was asked, not what came of it.
         let middle: Vec<usize> = (1..last).filter(|&k| !refs[k].trim_end().ends_with('?')).collect();
         let candidates: Vec<&str> = middle.iter().map(|&k| refs[k]).collect();
-        let mut kept: Vec<usize> =
-            digest::select_named(&candidates, left, &ends.join(" ")).into_iter().map(|k| middle[k]).collect();
-        kept.insert(0, 0);
-        if last > 0 {
-            kept.push(last);
-        }
+        let mut kept = vec![0];
+        kept.extend(digest::select_named(&candidates, left, &said.join(" ")).into_iter().map(|k| middle[k]));
+        kept.extend(ends.get(1));
         let part = digest::fit_sentences(&kept.iter().map(|&k| sentences[k].clone()).collect::<Vec<_>>(), share);
         room = room.saturating_sub(digest::word_count(&part));
         all_model &= *by_model;

@@ -765,7 +765,7 @@ fn a_project_digest_is_shorter_than_its_segments_summaries_and_keeps_each_ones_f
             let n = digest::word_count(body);
             assert!(
                 n <= digest::l4_part_budget(backups) + digest::l4_part_budget(bread),
-                "each segment gives at most half its words, {n} of {}: {body}",
+                "each segment gives at most 3/5 of its words, {n} of {}: {body}",
                 backups + bread
             );
             // Every sentence is one of a segment's own; each segment keeps

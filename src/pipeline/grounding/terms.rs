@@ -107,14 +107,9 @@ fn is_identifier(t: &str) -> bool {
 /// URL, a snake_case or dotted name (`EMAIL_PORT`, `settings.py`); not a
 /// capitalised or ALL-CAPS word, which prose has too.
 pub(super) fn is_code_identifier(t: &str) -> bool {
-    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
     is_identifier(t)
-        && letters > 0
-        && (t.starts_with("--")
-            || t.contains("://")
-            || t.contains('/')
-            || t.contains('_')
-            || (t.contains('.') && t.split('.').all(|p| !p.is_empty()) && !t.ends_with('.')))
+        && t.chars().any(char::is_alphabetic)
+        && (t.starts_with("--") || ["://", "/", "_", "."].iter().any(|p| t.contains(p)))
 }
 
 fn is_camel(t: &str) -> bool {
