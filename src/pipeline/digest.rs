@@ -113,6 +113,8 @@ const FILLER: &[&str] = &[
     "worked", "do", "go", "ahead", "please", "continue", "morning", "evening", "night", "see", "later", "you",
     "too", "same", "here", "there", "now", "all", "that's", "it's", "i'm", "we're", "you're", "me", "us",
     "is", "was", "a", "an", "the", "and", "for", "to", "of", "i", "this", "really", "very", "just", "well",
+    "woohoo", "yay", "hooray", "phew", "whoa", "oops", "yikes", "aww", "aw", "oh", "ah", "ooh", "gosh", "omg",
+    "btw", "fyi", "congrats", "congratulations", "sorry",
 ];
 
 /// Whether a text is filler: after its speaker labels ("Jon:"), every word
@@ -123,6 +125,54 @@ pub fn is_filler(text: &str) -> bool {
     let text = without_speakers(text);
     let ws = words(&text);
     ws.len() <= 12 && ws.iter().all(|w| FILLER.contains(&w.as_str()) || is_stop_word(w) || is_name_like(&text, w))
+}
+
+/// Words that say how a speaker finds what the other said or showed.
+#[rustfmt::skip]
+const PRAISE: &[&str] = &[
+    "great", "awesome", "cool", "nice", "amazing", "fantastic", "wonderful", "excellent", "perfect", "gorgeous",
+    "beautiful", "lovely", "cute", "sweet", "proud", "inspiring", "incredible", "stunning", "impressive",
+    "congrats", "congratulations", "love", "wow", "glad", "happy", "brave", "sorry",
+];
+/// The speaker's own words: a sentence with one says something of them.
+#[rustfmt::skip]
+const FIRST_PERSON: &[&str] = &[
+    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "we've", "we'd", "we'll",
+    "our", "ours", "us", "ourselves",
+];
+#[rustfmt::skip]
+const SECOND_PERSON: &[&str] = &["you", "your", "you're", "you've", "you'd", "you'll", "yours", "yourself"];
+
+/// Whether a sentence only reacts to what the other speaker said or
+/// showed ("You'd be a great counselor!", "Wow, love that painting!",
+/// "That's gorgeous, Caroline!", "Congrats, Melanie!"): it says nothing of
+/// the speaker (no first-person word), names no number or identifier (a
+/// name is only whom it addresses), and praises, or exclaims at the
+/// listener. What a memory keeps of a conversation is what each speaker
+/// said of themselves and their world; a reaction repeats, at best, what
+/// the other said. "You need to restart nginx." instructs, and "I'm so
+/// proud of you!" says something of the speaker: neither is a reaction.
+pub fn is_reaction(text: &str) -> bool {
+    let text = without_speakers(&text.replace('’', "'"));
+    let ws = words(&text);
+    if ws.is_empty() || ws.iter().any(|w| FIRST_PERSON.contains(&w.as_str())) {
+        return false;
+    }
+    let names_a_fact = crate::pipeline::grounding::terms(&text).iter().any(|t| !is_plain_name(t));
+    if names_a_fact {
+        return false;
+    }
+    let praises = ws.iter().any(|w| PRAISE.contains(&w.as_str()));
+    let exclaims_at_listener = text.trim_end().ends_with('!') && ws.iter().any(|w| SECOND_PERSON.contains(&w.as_str()));
+    praises || exclaims_at_listener
+}
+
+/// A capitalised word of letters ("Caroline", "Mel"), not an acronym.
+fn is_plain_name(t: &str) -> bool {
+    let mut chars = t.chars();
+    chars.next().is_some_and(char::is_uppercase)
+        && chars.clone().count() > 0
+        && chars.all(|c| c.is_lowercase() || c == '\'' || c == '-')
 }
 
 /// A word written capitalised in the middle of the text: a name ("Wow,
@@ -275,6 +325,11 @@ pub fn clauses(note: &str) -> Vec<String> {
     for half in note.split(" — ") {
         for piece in half.split("; ").flat_map(phrases) {
             let piece = piece.trim();
+            // A short interjection ("Caroline: Phew!") is left out, not
+            // joined to the clause beside it.
+            if word_count(piece) < 3 && is_filler(piece) {
+                continue;
+            }
             match parts.last_mut() {
                 Some(prev) if word_count(piece) < 3 || word_count(prev) < 3 => {
                     prev.push_str("; ");
@@ -434,6 +489,7 @@ pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize>
         crate::pipeline::grounding::terms(t).iter().map(|t| t.to_lowercase()).collect()
     };
     let terms: Vec<HashSet<String>> = sentences.iter().map(|s| named(s)).collect();
+    let reactions: Vec<bool> = sentences.iter().map(|s| is_reaction(s)).collect();
     let mut known = named(said);
     let mut kept: Vec<usize> = Vec::new();
     let mut left = budget;
@@ -443,7 +499,7 @@ pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize>
             .filter_map(|i| {
                 let cost = word_count(sentences[i]);
                 let new = terms[i].difference(&known).count();
-                (cost > 0 && cost <= left && new > 0).then_some((i, new as f32 / cost as f32))
+                (cost > 0 && cost <= left && new > 0 && !reactions[i]).then_some((i, new as f32 / cost as f32))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         let Some((i, _)) = best else { break };
@@ -462,6 +518,7 @@ pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize>
 pub fn select_new(notes: &[&str], budget: usize, said: &str, new_share: f32) -> Vec<usize> {
     use std::collections::{HashMap, HashSet};
     let stems: Vec<HashSet<String>> = notes.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
+    let reactions: Vec<bool> = notes.iter().map(|n| is_reaction(n)).collect();
     let named: Vec<HashSet<String>> = notes
         .iter()
         .map(|n| {
@@ -490,7 +547,7 @@ pub fn select_new(notes: &[&str], budget: usize, said: &str, new_share: f32) -> 
             .filter(|i| !kept.contains(i))
             .filter_map(|i| {
                 let cost = word_count(notes[i]);
-                if cost == 0 || cost > left {
+                if cost == 0 || cost > left || reactions[i] {
                     return None;
                 }
                 let gain: f32 = stems[i].iter().filter(|w| !covered.contains(w.as_str())).map(|w| weight(i, w)).sum();
@@ -554,6 +611,53 @@ mod tests {
         for real in ["Thanks, and how do I prune snapshots?", "Set EMAIL_PORT = 587", "Jon: I lost my job at the bank"]
         {
             assert!(!is_filler(real), "{real}");
+        }
+    }
+
+    #[test]
+    fn a_reaction_to_the_other_speaker_says_nothing_of_the_speaker() {
+        for reaction in [
+            "Melanie: You'd be a great counselor!",
+            "Wow, love that painting!",
+            "That's gorgeous, Caroline!",
+            "Caroline: Congrats, Melanie!",
+            "Your empathy and understanding will really help the people you work with!",
+            "The colors really blend nicely, so cool.",
+        ] {
+            assert!(is_reaction(reaction), "{reaction}");
+        }
+        for fact in [
+            // Said of the speaker.
+            "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+            "I'm so proud of you!",
+            "We had a great time at the beach!",
+            // Instructs, names a number or an identifier, asks plainly.
+            "You need to restart nginx after the change.",
+            "Great news: the test now passes 10 of 10 runs!",
+            "Nice, set EMAIL_PORT to 587 and you're done!",
+            "Did you hear any stories at the group?",
+            "",
+        ] {
+            assert!(!is_reaction(fact), "{fact}");
+        }
+    }
+
+    #[test]
+    fn a_reaction_is_never_chosen_for_a_summary() {
+        let clauses = [
+            "Caroline: I went to a LGBTQ support group yesterday.",
+            "Melanie: Wow, Caroline, you are so brave and amazing!",
+            "Melanie: I painted that lake sunrise last year.",
+        ];
+        // However much room is left, the reaction adds nothing.
+        assert_eq!(select_notes(&clauses, 100, ""), vec![0, 2]);
+        assert_eq!(select_new(&clauses, 100, "", 0.5), vec![0, 2]);
+        // Nor does its name count as a new fact in a project summary.
+        let sentences = ["Congrats, Melanie!", "Melanie painted a lake sunrise in 2022."];
+        assert_eq!(select_named(&sentences, 100, ""), vec![1]);
+        // Interjections are filler.
+        for filler in ["Caroline: Woohoo Melanie!", "Phew!", "Oops, sorry!", "Aww, congrats!"] {
+            assert!(is_filler(filler), "{filler}");
         }
     }
 
@@ -641,7 +745,12 @@ mod tests {
             clauses("The user asked how to verify backups; the assistant suggested restic check weekly."),
             vec!["The user asked how to verify backups.", "The assistant suggested restic check weekly."]
         );
-        assert_eq!(clauses("Set EMAIL_PORT = 587; done"), vec!["Set EMAIL_PORT = 587; done."]);
+        assert_eq!(clauses("Set EMAIL_PORT = 587; TLS on"), vec!["Set EMAIL_PORT = 587; TLS on."]);
+        // A short interjection is left out rather than joined to its neighbour.
+        assert_eq!(
+            clauses("Caroline: Phew!; Melanie: Yeah, it was so much fun at the lake!"),
+            vec!["Melanie: Yeah, it was so much fun at the lake!"]
+        );
         // A long clause is cut where it joins two statements; a short one stays whole.
         assert_eq!(
             clauses(

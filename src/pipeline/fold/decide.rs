@@ -314,10 +314,12 @@ fn digest_segment(
     let topic_words = budget - room;
     let share = whole.saturating_sub(topic_words + used).min(room.saturating_sub(used));
     if share > 0 {
+        // A question is what was asked, not what a note lost of the answer.
         let own: Vec<(String, usize)> = notes
             .iter()
             .enumerate()
             .flat_map(|(i, n)| digest::turn_clauses(n.1).into_iter().map(move |c| (c, i)))
+            .filter(|(c, _)| !c.trim_end().ends_with('?'))
             .collect();
         let own_texts: Vec<&str> = own.iter().map(|c| c.0.as_str()).collect();
         let covered = std::iter::once(said).chain(kept.iter().map(|&k| texts[k])).collect::<Vec<_>>().join(" ");
@@ -380,9 +382,17 @@ fn digest_project(
         let sentences: Vec<String> = digest::summary_sentences(text).iter().map(|s| as_sentence(s)).collect();
         let refs: Vec<&str> = sentences.iter().map(String::as_str).collect();
         // Its first sentence says what it was about (its topic line, for a
-        // digest) and its last where it ended (the fix, the decision);
-        // then, in the words left, the facts between.
-        let Some(last) = refs.len().checked_sub(1) else { continue };
+        // digest) and its last statement where it ended (the fix, the
+        // decision; not a question, a goodbye or praise); then, in the
+        // words left, the facts between.
+        if refs.is_empty() {
+            continue;
+        }
+        let statement = |k: &usize| {
+            let s = refs[*k].trim_end();
+            !s.ends_with('?') && !digest::is_filler(s) && !digest::is_reaction(s)
+        };
+        let last = (1..refs.len()).rev().find(statement).unwrap_or(0);
         let ends: Vec<usize> = if last == 0 { vec![0] } else { vec![0, last] };
         let said: Vec<&str> = ends.iter().map(|&k| refs[k]).collect();
         let left = share.saturating_sub(digest::word_count(&said.join(" ")));

@@ -640,6 +640,29 @@ fn a_fact_every_note_lost_comes_from_the_turn_in_the_room_the_notes_leave_within
 }
 
 #[test]
+fn a_question_of_the_turn_is_never_added_beside_the_notes() {
+    let turn = "Caroline: Why watercolor rather than oil portraits?\n\
+                Melanie: I paint every August at my grandmother's cabin with my two kids. My grandmother's cabin \
+                is where I paint, every August, and my two kids come with me to the cabin every August. Every \
+                August we paint at the cabin, every single August, at the cabin, and every August the kids paint \
+                at the cabin too. The cabin in August is where we paint, my kids and I, every August at the cabin, \
+                every August. Last \
+                summer I sold three paintings at the Truckee art fair.";
+    let l2 = "Melanie paints every August at the cabin.";
+    let (items, sources) = ([l2], [turn]);
+    let mut i = input(None, &items, 0);
+    i.sources = &sources;
+    i.by_model = &[true];
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.contains("Truckee art fair"), "what the note lost of the answer: {content}");
+            assert!(!content.contains("portraits") && !content.contains('?'), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_one_turn_segment_without_a_topic_line_is_a_copy_and_a_new_segment_leaves_the_old_turns_out() {
     let r = run(10);
     let earlier = [note(NOTE_BACKUP, TURN_BACKUP, true)];
@@ -838,6 +861,26 @@ fn a_project_digest_without_a_model_is_extractive_and_a_single_segment_a_copy() 
         Decision::Start { content, written, .. } => {
             assert!(digest::word_count(&content) < digest::word_count(L3_BACKUPS_LONG), "{content}");
             assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_project_digest_ends_each_segment_on_its_last_statement_not_praise_or_a_goodbye() {
+    // A chit-chat segment's summary whose last sentences react and ask.
+    let chat = "Camping and pottery: Melanie took the kids camping at the beach in June. \
+Caroline joined a pottery class on 2 July and made a bowl for her mom. Melanie signed up for a painting workshop. \
+Caroline: The kids look so cute, Mel! Melanie: Wow, congrats! What are you up to next week?";
+    let items = [chat, L3_BACKUPS_LONG];
+    let mut i = input(None, &items, 0);
+    i.scope = Scope::Project;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.contains("Melanie signed up for a painting workshop."), "{content}");
+            for noise in ["so cute", "congrats", "next week"] {
+                assert!(!content.contains(noise), "{noise}: {content}");
+            }
         }
         other => panic!("{other:?}"),
     }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::loops::{loop_words, LoopGuard};
 use super::{content_words, is_stop_word, stem, terms, words};
-use crate::pipeline::digest::{clip_words, is_filler, L2_MAX_WORDS};
+use crate::pipeline::digest::{clip_words, is_filler, is_reaction, L2_MAX_WORDS};
 
 /// An L2 written without the model: the user's request and the sentence of
 /// the reply that answers it best, in at most [`L2_MAX_WORDS`] words
@@ -27,6 +27,10 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
         .enumerate()
         .max_by(|(i, a), (j, b)| {
             let score = |s: &str| {
+                // A reaction ("Wow, love that painting!") answers nothing.
+                if is_reaction(s) {
+                    return 0;
+                }
                 let shared = words(s).iter().filter(|w| !is_stop_word(w) && asked.contains(&stem(w))).count();
                 shared + 2 * terms(s).len().min(3) + usize::from(content_words(s).len() >= 3)
             };
@@ -61,7 +65,7 @@ fn request_sentence(text: &str) -> String {
     let all = sentences(text);
     all.iter()
         .take(3)
-        .find(|s| !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s))
+        .find(|s| !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !is_reaction(s))
         .or(all.first())
         .map(|s| s.to_string())
         .unwrap_or_default()

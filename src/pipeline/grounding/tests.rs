@@ -108,6 +108,21 @@ fn extractive_turn_keeps_the_request_and_the_answering_sentence() {
 }
 
 #[test]
+fn extractive_turn_answers_with_what_the_reply_says_not_its_reaction() {
+    // LoCoMo's shape: two people, the second's reply opens with praise.
+    let s = extractive_turn(
+        "Caroline: I'm keen on counseling or working in mental health.",
+        "Melanie: You'd be a great counselor! Your empathy will really help people. By the way, I painted that lake sunrise last year.",
+        None,
+    );
+    assert!(s.contains("I painted that lake sunrise last year"), "{s}");
+    assert!(!s.contains("great counselor"), "{s}");
+    // A request that opens with a reaction is read from its next sentence.
+    let s = extractive_turn("Wow, love that painting! I went camping with the kids last week.", "Sounds fun.", None);
+    assert!(s.starts_with("I went camping with the kids last week"), "{s}");
+}
+
+#[test]
 fn a_merge_must_keep_both_parts() {
     let running = "The user set up restic backups of /srv to a USB disk.";
     let new = ["The user asked about sourdough hydration; the assistant suggested 70% water."];
