@@ -107,7 +107,7 @@ fn new_terms(content: &str, key_terms: &str) -> String {
         .map(str::trim)
         .filter(|t| t.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
         .filter(|t| !t.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '%' | 's')))
-        .filter(|t| !is_count(t) && !TOOL_NAMES.contains(t))
+        .filter(|t| !is_count(t) && !TOOL_NAMES.contains(t) && !crate::pipeline::grounding::is_empty_term(t))
         .filter(|t| !lower.contains(&t.to_lowercase()))
         .take(MAX_SHOWN_TERMS)
         .collect::<Vec<_>>()
@@ -536,6 +536,8 @@ mod tests {
         // s1's key terms are all in its text: none is shown.
         assert!(!md.contains("key terms") && !md.contains("(also: login"), "{md}");
         assert_eq!(new_terms("The pool size is 32.", "pool; 32; -l; 14.2s; PgBouncer; Bash; 8 passed"), "PgBouncer");
+        // Rows written before key terms left praise and contractions out.
+        assert_eq!(new_terms("Caroline went to a parade.", "great; I've; Sweden; awesome; what's; BTW"), "Sweden");
     }
 
     #[test]

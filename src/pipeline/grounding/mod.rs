@@ -41,7 +41,7 @@ pub use loops::{LOOP_GRAM, LOOP_TIMES};
 pub use relations::Relations;
 pub use settle::{settle, settle_kept};
 use terms::supported;
-pub use terms::{key_terms, terms};
+pub use terms::{is_empty_term, key_terms, terms};
 
 /// Content words of a reply that must come from the sources, at least
 /// (stemmed; a faithful paraphrase of a turn keeps most of its words).

@@ -137,7 +137,11 @@ pub fn key_terms<'a>(texts: impl IntoIterator<Item = &'a str>, max: usize) -> Ve
     let texts: Vec<&str> = texts.into_iter().collect();
     let mut out: Vec<String> = Vec::new();
     let push = |t: String, out: &mut Vec<String>| {
-        if out.len() < max && t.chars().count() <= 80 && !out.iter().any(|o| o.eq_ignore_ascii_case(&t)) {
+        if out.len() < max
+            && t.chars().count() <= 80
+            && !is_empty_term(&t)
+            && !out.iter().any(|o| o.eq_ignore_ascii_case(&t))
+        {
             out.push(t);
         }
     };
@@ -171,6 +175,19 @@ pub fn key_terms<'a>(texts: impl IntoIterator<Item = &'a str>, max: usize) -> Ve
         }
     }
     out
+}
+
+/// Whether a word says nothing as a key term: thanks, praise or an
+/// acknowledgement ("great", "awesome", "OK", "BTW"), or a stop word's
+/// contraction ("I've", "what's", "Here's"). Search finds such words in
+/// the turns anyway; beside a summary they are noise.
+pub fn is_empty_term(t: &str) -> bool {
+    let lower = t.to_lowercase().replace('’', "'");
+    if lower.contains(' ') {
+        return false;
+    }
+    let head = lower.split('\'').next().unwrap_or_default();
+    crate::pipeline::digest::is_filler(&lower) || (lower.contains('\'') && (is_stop_word(head) || head == "here"))
 }
 
 /// Numbers with their unit ("250 C", "4-6 hours", "700 g").

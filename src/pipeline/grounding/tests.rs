@@ -242,6 +242,21 @@ fn key_terms_keep_identifiers_names_and_measures() {
     assert!(!t.iter().any(|x| x == "20"), "a bare small number is no key term: {t:?}");
     let t = key_terms(["restic backup /srv", "restic check", "restic forget --keep-daily 7"], 40);
     assert_eq!(t[0], "restic", "{t:?}");
+    // Praise said three times and a stop word's contraction are no key terms.
+    let t = key_terms(
+        [
+            "Caroline: Awesome! I've been to the Pride parade.",
+            "Melanie: Awesome, Here's my photo from Sweden.",
+            "Caroline: Awesome photo, Mel! BTW, I've got more.",
+        ],
+        40,
+    );
+    for noise in ["awesome", "I've", "Here's", "BTW"] {
+        assert!(!t.iter().any(|x| x.eq_ignore_ascii_case(noise)), "{noise} in {t:?}");
+    }
+    for want in ["Pride", "Sweden", "Mel"] {
+        assert!(t.iter().any(|x| x == want), "{want} missing from {t:?}");
+    }
 }
 
 #[test]
