@@ -171,7 +171,7 @@ pub fn is_reaction(text: &str) -> bool {
 fn is_plain_name(t: &str) -> bool {
     let mut chars = t.chars();
     chars.next().is_some_and(char::is_uppercase)
-        && chars.clone().count() > 0
+        && t.chars().count() > 1
         && chars.all(|c| c.is_lowercase() || c == '\'' || c == '-')
 }
 
@@ -472,7 +472,7 @@ pub fn without_repeated_frames(clauses: &[&str]) -> Vec<String> {
 /// out, so is one that does not fit what is left of the budget. What
 /// `said` holds (the digest's topic line) counts as covered already: a
 /// request the topic line restates adds nothing, nor does a note three
-/// quarters of whose weight is covered.
+/// quarters of whose weight is covered, nor a reaction ([`is_reaction`]).
 pub fn select_notes(notes: &[&str], budget: usize, said: &str) -> Vec<usize> {
     select_new(notes, budget, said, 0.25)
 }
@@ -481,15 +481,17 @@ pub fn select_notes(notes: &[&str], budget: usize, said: &str) -> Vec<usize> {
 /// before them do not (numbers, identifiers, names:
 /// [`crate::pipeline::grounding::terms`]) for their length, chosen
 /// greedily within `budget` words, in their order; a sentence that names
-/// nothing new is left out. What a project summary keeps of a segment's
-/// summary between its first and last sentence: the facts, not the talk.
+/// nothing new is left out, and so is a reaction ([`is_reaction`]). What a
+/// project summary keeps of a segment's summary between its first and
+/// last sentence: the facts, not the talk.
 pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize> {
     use std::collections::HashSet;
     let named = |t: &str| -> HashSet<String> {
         crate::pipeline::grounding::terms(t).iter().map(|t| t.to_lowercase()).collect()
     };
-    let terms: Vec<HashSet<String>> = sentences.iter().map(|s| named(s)).collect();
-    let reactions: Vec<bool> = sentences.iter().map(|s| is_reaction(s)).collect();
+    // A reaction names nothing a memory keeps, whom it addresses aside.
+    let terms: Vec<HashSet<String>> =
+        sentences.iter().map(|s| if is_reaction(s) { HashSet::new() } else { named(s) }).collect();
     let mut known = named(said);
     let mut kept: Vec<usize> = Vec::new();
     let mut left = budget;
@@ -499,7 +501,7 @@ pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize>
             .filter_map(|i| {
                 let cost = word_count(sentences[i]);
                 let new = terms[i].difference(&known).count();
-                (cost > 0 && cost <= left && new > 0 && !reactions[i]).then_some((i, new as f32 / cost as f32))
+                (cost > 0 && cost <= left && new > 0).then_some((i, new as f32 / cost as f32))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         let Some((i, _)) = best else { break };

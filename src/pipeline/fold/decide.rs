@@ -394,13 +394,13 @@ fn digest_project(
         };
         let last = (1..refs.len()).rev().find(statement).unwrap_or(0);
         let ends: Vec<usize> = if last == 0 { vec![0] } else { vec![0, last] };
-        let said: Vec<&str> = ends.iter().map(|&k| refs[k]).collect();
-        let left = share.saturating_sub(digest::word_count(&said.join(" ")));
+        let said = ends.iter().map(|&k| refs[k]).collect::<Vec<_>>().join(" ");
+        let left = share.saturating_sub(digest::word_count(&said));
         // A question between is what was asked, not what came of it.
         let middle: Vec<usize> = (1..last).filter(|&k| !refs[k].trim_end().ends_with('?')).collect();
         let candidates: Vec<&str> = middle.iter().map(|&k| refs[k]).collect();
         let mut kept = vec![0];
-        kept.extend(digest::select_named(&candidates, left, &said.join(" ")).into_iter().map(|k| middle[k]));
+        kept.extend(digest::select_named(&candidates, left, &said).into_iter().map(|k| middle[k]));
         kept.extend(ends.get(1));
         let part = digest::fit_sentences(&kept.iter().map(|&k| sentences[k].clone()).collect::<Vec<_>>(), share);
         room = room.saturating_sub(digest::word_count(&part));

@@ -187,7 +187,8 @@ pub fn is_empty_term(t: &str) -> bool {
         return false;
     }
     let head = lower.split('\'').next().unwrap_or_default();
-    crate::pipeline::digest::is_filler(&lower) || (lower.contains('\'') && (is_stop_word(head) || head == "here"))
+    let filler = crate::pipeline::digest::is_filler;
+    filler(&lower) || (lower.contains('\'') && (is_stop_word(head) || filler(head)))
 }
 
 /// Numbers with their unit ("250 C", "4-6 hours", "700 g").
