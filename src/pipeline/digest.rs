@@ -167,6 +167,13 @@ pub fn is_reaction(text: &str) -> bool {
     praises || exclaims_at_listener
 }
 
+/// Whether a sentence states something: not a question, filler or a
+/// reaction ([`is_reaction`]). Where a segment ends (the fix, the
+/// decision) is its last statement, not a question, a goodbye or praise.
+pub fn is_statement(sentence: &str) -> bool {
+    !sentence.trim_end().ends_with('?') && !is_filler(sentence) && !is_reaction(sentence)
+}
+
 /// A capitalised word of letters ("Caroline", "Mel"), not an acronym.
 fn is_plain_name(t: &str) -> bool {
     let mut chars = t.chars();
@@ -440,26 +447,39 @@ pub fn without_repeated_frames(clauses: &[&str]) -> Vec<String> {
         .iter()
         .map(|c| {
             let ws: Vec<&str> = c.split_whitespace().collect();
-            let frame = ws.iter().take(3).map(|w| w.to_lowercase()).collect::<Vec<_>>().join(" ");
-            let is_frame = ws.len() > 5
-                && ws[0].eq_ignore_ascii_case("the")
-                && frame.split(' ').nth(1).is_some_and(|w| ["user", "assistant"].contains(&w));
-            if !is_frame {
+            let n = frame_words(c);
+            if n == 0 {
                 return c.to_string();
             }
+            let frame = ws.iter().take(3).map(|w| w.to_lowercase()).collect::<Vec<_>>().join(" ");
             if !frames.contains(&frame) {
                 frames.push(frame);
                 return c.to_string();
             }
-            let mut rest = &ws[3..];
-            if rest.len() > 2 && ["that", "to", "about", "for"].contains(&rest[0].to_lowercase().as_str()) {
-                rest = &rest[1..];
-            }
-            let text = rest.join(" ");
+            let text = ws[n..].join(" ");
             let mut ch = text.chars();
             ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()
         })
         .collect()
+}
+
+/// How many words of a clause are its reporting frame ("The user asked",
+/// "The assistant explained that"): 0 when it has none. A frame says who
+/// spoke, not what was said.
+fn frame_words(clause: &str) -> usize {
+    let ws: Vec<&str> = clause.split_whitespace().collect();
+    let is_frame = ws.len() > 5
+        && ws[0].eq_ignore_ascii_case("the")
+        && ["user", "assistant"].contains(&ws[1].to_lowercase().as_str());
+    if !is_frame {
+        return 0;
+    }
+    let joined = ws.len() > 6 && ["that", "to", "about", "for"].contains(&ws[3].to_lowercase().as_str());
+    if joined {
+        4
+    } else {
+        3
+    }
 }
 
 /// Which of a segment's notes (its turns' L2s, in turn order) a digest of
@@ -518,8 +538,19 @@ pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize>
 /// clauses beside the notes, which are there for what the notes lost,
 /// not to say it again in other words).
 pub fn select_new(notes: &[&str], budget: usize, said: &str, new_share: f32) -> Vec<usize> {
+    select_each_new(notes, budget, said, &vec![new_share; notes.len()])
+}
+
+/// [`select_new`] with each candidate's own least share of new weight. A
+/// clause's reporting frame ("The user asked", [`frame_words`]) neither
+/// counts as what it says nor as what it costs: a note the model wrote
+/// in the third person competes with the words it was written from on
+/// what it says per word.
+pub fn select_each_new(notes: &[&str], budget: usize, said: &str, new_shares: &[f32]) -> Vec<usize> {
     use std::collections::{HashMap, HashSet};
-    let stems: Vec<HashSet<String>> = notes.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
+    let bare: Vec<String> =
+        notes.iter().map(|n| n.split_whitespace().skip(frame_words(n)).collect::<Vec<_>>().join(" ")).collect();
+    let stems: Vec<HashSet<String>> = bare.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
     let reactions: Vec<bool> = notes.iter().map(|n| is_reaction(n)).collect();
     let named: Vec<HashSet<String>> = notes
         .iter()
@@ -548,14 +579,15 @@ pub fn select_new(notes: &[&str], budget: usize, said: &str, new_share: f32) -> 
         let best = (0..notes.len())
             .filter(|i| !kept.contains(i))
             .filter_map(|i| {
-                let cost = word_count(notes[i]);
-                if cost == 0 || cost > left || reactions[i] {
+                let words = word_count(notes[i]);
+                if words == 0 || words > left || reactions[i] {
                     return None;
                 }
+                let cost = word_count(&bare[i]).max(1);
                 let gain: f32 = stems[i].iter().filter(|w| !covered.contains(w.as_str())).map(|w| weight(i, w)).sum();
                 let whole: f32 = stems[i].iter().map(|w| weight(i, w)).sum();
-                // Said already but for less than `new_share`: a near-repeat.
-                (gain > 0.0 && gain >= whole * new_share).then_some((i, gain / cost as f32))
+                // Said already but for less than its share: a near-repeat.
+                (gain > 0.0 && gain >= whole * new_shares[i]).then_some((i, gain / cost as f32))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         let Some((i, _)) = best else { break };
@@ -584,6 +616,19 @@ mod tests {
                 "Done."
             ]
         );
+    }
+
+    #[test]
+    fn a_notes_reporting_frame_costs_nothing_against_the_words_it_was_written_from() {
+        // The same facts in as many words but for the frame: the note is
+        // chosen; charged for "The assistant suggested", the source would be.
+        let note = "The assistant suggested restic check weekly with --read-data-subset=10% monthly.";
+        let source = "Run restic check weekly and --read-data-subset=10% monthly.";
+        assert_eq!(frame_words(note), 3);
+        assert_eq!(frame_words(source), 0);
+        assert_eq!(select_each_new(&[note, source], 10, "", &[0.25, 0.5]), vec![0]);
+        // A frame is not content: a note that only says who spoke adds nothing.
+        assert!(select_new(&["The user asked about it all."], 10, "", 0.25).is_empty());
     }
 
     #[test]

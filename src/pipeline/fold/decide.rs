@@ -263,15 +263,17 @@ pub fn decide(
     }
 }
 
-/// A segment digest (L3): a topic line the model writes, then the notes of
-/// the segment's turns (its L2s, those under the running summary and the
-/// new ones, filler left out) that say the most within the segment's
-/// budget, in turn order ([`digest::select_notes`]); chosen again from all
-/// of them at each fold, so the digest is rewritten as the segment grows,
+/// A segment digest (L3): a topic line the model writes, then, in turn
+/// order, where the segment ended (and, without a topic line, what it was
+/// about) and the clauses that say the most within the segment's budget,
+/// chosen on equal terms from the notes of its turns (its L2s, those under
+/// the running summary and the new ones, filler left out) and from the
+/// turns' own words ([`digest::select_each_new`]); chosen again from all of
+/// them at each fold, so the digest is rewritten as the segment grows,
 /// never appended to. The row is the model's when the topic line and every
-/// kept note came out of its decoding. Without a topic line (no model, or
-/// replies that fail the check) the notes stand alone: extractive, or a
-/// copy when the segment has one note.
+/// kept clause came out of its decoding. Without a topic line (no model,
+/// or replies that fail the check) the clauses stand alone: extractive,
+/// or a copy when the segment has one note and only its clauses are kept.
 fn digest_segment(
     model: Option<&dyn MemoryModel>,
     opts: &PassOptions,
@@ -299,34 +301,52 @@ fn digest_segment(
     let topic = topic_line(model, opts, Scope::Session, &note_texts, &turns)?;
     let room = budget.saturating_sub(topic.as_ref().map_or(0, |(t, _)| digest::word_count(t)));
     let said = topic.as_ref().map_or("", |(t, _)| t.as_str());
-    let mut kept = digest::select_notes(&texts, room, said);
-    if kept.is_empty() && !texts.is_empty() {
-        kept.push(0);
-    }
-    // Then, in the room the notes leave, the turns' own clauses that say
-    // what every note lost (the model's L2 of "Run restic check weekly …"
-    // kept "/tmp" and "diff -r" but not "restic check"), chosen by the
-    // same measure and within a summary's share of the turns' words: the
-    // notes come first, and the digest never becomes the turns again.
-    let used: usize = kept.iter().map(|&k| digest::word_count(texts[k])).sum();
+    // The body's words: what the notes alone would take, and more up to a
+    // summary's share of the turns' words, within the room: the digest
+    // never becomes the turns again.
+    let by_notes: usize = digest::select_notes(&texts, room, said).iter().map(|&k| digest::word_count(texts[k])).sum();
     let turn_words: usize = turns.iter().map(|t| digest::word_count(t)).sum();
-    let whole = (turn_words as f32 * digest::L3_SHARE) as usize;
     let topic_words = budget - room;
-    let share = whole.saturating_sub(topic_words + used).min(room.saturating_sub(used));
-    if share > 0 {
-        // A question is what was asked, not what a note lost of the answer.
-        let own: Vec<(String, usize)> = notes
-            .iter()
-            .enumerate()
-            .flat_map(|(i, n)| digest::turn_clauses(n.1).into_iter().map(move |c| (c, i)))
-            .filter(|(c, _)| !c.trim_end().ends_with('?'))
-            .collect();
-        let own_texts: Vec<&str> = own.iter().map(|c| c.0.as_str()).collect();
-        let covered = std::iter::once(said).chain(kept.iter().map(|&k| texts[k])).collect::<Vec<_>>().join(" ");
-        let added = digest::select_new(&own_texts, share, &covered, 0.5);
-        let first = units.len();
-        units.extend(added.iter().map(|&k| (own[k].0.clone(), own[k].1, true)));
-        kept.extend(first..units.len());
+    let limit = room.min(((turn_words as f32 * digest::L3_SHARE) as usize).saturating_sub(topic_words).max(by_notes));
+    // Where the segment ended (the fix, the decision: its last useful
+    // note's last statement) is kept first; then the notes' clauses and
+    // the turns' own clauses are chosen on equal terms by what they add
+    // per word, so a note keeps its place where it says as much for its
+    // length as what it was written from, and a clause the note lost (the
+    // model's L2 of "Run restic check weekly …" kept "/tmp" and "diff -r"
+    // but not "restic check") comes in where it says more. A question of
+    // a turn is what was asked, not what came of it.
+    let last = notes.len().saturating_sub(1);
+    let outcome = (0..units.len()).rev().find(|&k| units[k].1 == last && digest::is_statement(&units[k].0));
+    // Without a topic line, what the segment was about is its first
+    // note's opening (the request, the problem), kept as well.
+    let opening = (0..units.len()).find(|&k| units[k].1 == 0 && !digest::is_reaction(&units[k].0));
+    let ends: Vec<usize> =
+        if topic.is_some() { outcome.into_iter().collect() } else { opening.into_iter().chain(outcome).collect() };
+    let own: Vec<(String, usize)> = notes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, n)| digest::turn_clauses(n.1).into_iter().map(move |c| (c, i)))
+        .filter(|(c, _)| !c.trim_end().ends_with('?'))
+        .collect();
+    units.extend(own.into_iter().map(|(c, i)| (c, i, true)));
+    let mut kept: Vec<usize> = Vec::new();
+    for k in ends {
+        let used: usize = kept.iter().map(|&j| digest::word_count(&units[j].0)).sum();
+        if !kept.contains(&k) && used + digest::word_count(&units[k].0) <= limit {
+            kept.push(k);
+        }
+    }
+    let pool: Vec<usize> = (0..units.len()).filter(|k| !kept.contains(k)).collect();
+    let pooled: Vec<&str> = pool.iter().map(|&k| units[k].0.as_str()).collect();
+    // A turn's own clause is there for what the notes lost, not to say
+    // what they say again in other words: half its weight must be new.
+    let shares: Vec<f32> = pool.iter().map(|&k| if units[k].2 { 0.5 } else { 0.25 }).collect();
+    let covered = std::iter::once(said).chain(kept.iter().map(|&k| units[k].0.as_str())).collect::<Vec<_>>().join(" ");
+    let used: usize = kept.iter().map(|&k| digest::word_count(&units[k].0)).sum();
+    kept.extend(digest::select_each_new(&pooled, limit - used, &covered, &shares).into_iter().map(|j| pool[j]));
+    if kept.is_empty() && !units.is_empty() {
+        kept.push(0);
     }
     let texts: Vec<&str> = units.iter().map(|u| u.0.as_str()).collect();
     // Units in turn order, a note's own clauses before its turn's.
@@ -388,11 +408,7 @@ fn digest_project(
         if refs.is_empty() {
             continue;
         }
-        let statement = |k: &usize| {
-            let s = refs[*k].trim_end();
-            !s.ends_with('?') && !digest::is_filler(s) && !digest::is_reaction(s)
-        };
-        let last = (1..refs.len()).rev().find(statement).unwrap_or(0);
+        let last = (1..refs.len()).rev().find(|&k| digest::is_statement(refs[k])).unwrap_or(0);
         let ends: Vec<usize> = if last == 0 { vec![0] } else { vec![0, last] };
         let said = ends.iter().map(|&k| refs[k]).collect::<Vec<_>>().join(" ");
         let left = share.saturating_sub(digest::word_count(&said));

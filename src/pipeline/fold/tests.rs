@@ -639,6 +639,46 @@ fn a_fact_every_note_lost_comes_from_the_turn_in_the_room_the_notes_leave_within
     }
 }
 
+const SLOW_LOGIN: [&str; 8] = [
+    "The login page of the shop has been slow for the whole week.",
+    "The query log shows SELECT on sessions_v2 taking 840 ms at p95.",
+    "Index idx_sessions_user on sessions_v2(user_id) was missing after migration 0042.",
+    "Created idx_sessions_user CONCURRENTLY on db-prod-3; the build took 95 s.",
+    "Redis TTL in shopfront/cache.py was 5 s instead of 300 s.",
+    "Gunicorn workers went from 4 to 9 in deploy/gunicorn.conf.py.",
+    "Cache-Control max-age=0 on /static became max-age=86400.",
+    "In the end the page felt quick again for everyone who tried it.",
+];
+
+#[test]
+fn a_digest_keeps_where_the_segment_ended_and_without_a_topic_line_what_it_was_about() {
+    // The first and last notes name nothing a greedy coverage weighs
+    // highly, and the notes between fill the budget with identifiers.
+    let (first, last) = (SLOW_LOGIN[0], SLOW_LOGIN[7]);
+    let i = input(None, &SLOW_LOGIN, 0);
+    let budget = i.budget();
+    assert!(SLOW_LOGIN.iter().map(|n| digest::word_count(n)).sum::<usize>() > budget, "the notes must not all fit");
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert!(content.starts_with(first), "what it was about opens it: {content}");
+            assert!(content.ends_with(last), "where it ended closes it: {content}");
+            assert!(digest::word_count(&content) <= budget, "{content}");
+            assert!(content.contains("idx_sessions_user"), "the facts between are chosen too: {content}");
+            assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A topic line says what it was about; where it ended is still kept.
+    let m = Scripted::new(&[Ok("Slow login page of the shop")]);
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.starts_with("Slow login page of the shop: "), "{content}");
+            assert!(content.ends_with(last), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn a_question_of_the_turn_is_never_added_beside_the_notes() {
     let turn = "Caroline: Why watercolor rather than oil portraits?\n\
