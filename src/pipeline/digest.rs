@@ -321,6 +321,15 @@ pub fn topic_of(reply: &str) -> Result<String, String> {
     if t.ends_with('?') {
         return Err("the topic line asks".into());
     }
+    // A title names the subject; "Your school event last week" and "I
+    // wanted to tell you about my event" are a speaker's words, not a
+    // summary's third person.
+    let personal = words(&t.replace('’', "'"))
+        .into_iter()
+        .find(|w| FIRST_PERSON.contains(&w.as_str()) || SECOND_PERSON.contains(&w.as_str()));
+    if let Some(w) = personal {
+        return Err(format!("the topic line speaks as a speaker, not of the subject ({w:?})"));
+    }
     Ok(t)
 }
 
@@ -878,6 +887,11 @@ mod tests {
             "How to bake a first sourdough loaf in the Dutch oven"
         );
         assert!(topic_of("The, of").is_err());
+        // A speaker's words are no title.
+        assert!(topic_of("Your school event last week, your support").is_err());
+        assert!(topic_of("I wanted to tell you about my school event").is_err());
+        assert!(topic_of("We’re moving the database").is_err());
+        assert_eq!(topic_of("Caroline's school event").unwrap(), "Caroline's school event");
         assert_eq!(topic_of("Upgrading restic to 0.16.4. Then more").unwrap(), "Upgrading restic to 0.16.4");
     }
 
