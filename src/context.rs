@@ -276,12 +276,41 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
             continue;
         }
         if !budget.take(&r.entry, block.segments.is_empty(), SEGMENTS_HEAD) {
+            // The last one that does not fit whole gives the room left its
+            // first sentences, instead of leaving it empty.
+            let mut e = r.entry;
+            let head = if block.segments.is_empty() { SEGMENTS_HEAD.len() } else { 0 };
+            let frame = segment_line(&Entry { content: String::new(), key_terms: String::new(), ..e.clone() }).len();
+            let room = budget.left.saturating_sub(frame + head);
+            if let Some(cut) = leading_sentences(&e.content, room) {
+                e.content = cut;
+                e.key_terms.clear();
+                if budget.take(&e, block.segments.is_empty(), SEGMENTS_HEAD) {
+                    block.segments.push(e);
+                }
+            }
             break;
         }
         block.segments.push(r.entry);
     }
     block.tokens = tokens(markdown(&block).len());
     Ok(block)
+}
+
+/// The first whole sentences of a summary within `max` bytes, when there
+/// are at least two of them worth the room (80 bytes or more).
+fn leading_sentences(text: &str, max: usize) -> Option<String> {
+    let mut out = String::new();
+    let mut n = 0;
+    for s in crate::pipeline::digest::summary_sentences(text) {
+        let next = if out.is_empty() { s.to_string() } else { format!("{out} {s}") };
+        if next.len() > max {
+            break;
+        }
+        out = next;
+        n += 1;
+    }
+    (n >= 2 && out.len() >= 80).then_some(out)
 }
 
 /// `text` cut to at most `max` characters at a word boundary.
@@ -473,6 +502,35 @@ mod tests {
 
     fn sessions(list: &[Entry]) -> Vec<&str> {
         list.iter().map(|e| e.session.as_deref().unwrap()).collect()
+    }
+
+    #[test]
+    fn the_last_segment_that_does_not_fit_whole_gives_the_room_its_first_sentences() {
+        let long = "The user moved the nightly backups from rsync to restic on the NAS. \
+                    The repository lives on /mnt/usb and is checked weekly. \
+                    The password is read with --password-file from a root-only file. \
+                    Old snapshots are pruned with --keep-daily 7. \
+                    A restore of one folder into /tmp is tested each month.";
+        let rows = [
+            ("s1", "complete", long, "restic; NAS"),
+            ("s2", "complete", "The user set up the release build with cargo dist.", "cargo; dist"),
+            ("s3", "complete", "The user wrote the changelog for version 0.4.", "changelog; 0.4"),
+            ("s4", "complete", "The user tuned the database pool size to 32.", "pool; 32"),
+        ];
+        let store = fixtures::history(&rows);
+        let whole = build(&store, "app", 10_000, None).unwrap();
+        assert_eq!(sessions(&whole.segments), ["s4", "s3", "s2", "s1"], "{whole:?}");
+        // Room for all but the last two sentences of the oldest segment.
+        let limit = whole.tokens - 30;
+        let b = build(&store, "app", limit, None).unwrap();
+        assert_eq!(sessions(&b.segments), ["s4", "s3", "s2", "s1"], "{b:?}");
+        let cut = &b.segments[3].content;
+        assert!(long.starts_with(cut.as_str()) && cut.len() < long.len(), "{cut}");
+        assert!(cut.ends_with("checked weekly.") || cut.ends_with("root-only file."), "whole sentences: {cut}");
+        assert!(b.tokens <= limit, "{} > {limit}", b.tokens);
+        // Too little room for two sentences: left out, as before.
+        let b = build(&store, "app", whole.tokens - 60, None).unwrap();
+        assert_eq!(sessions(&b.segments), ["s4", "s3", "s2"], "{b:?}");
     }
 
     #[test]
