@@ -485,7 +485,7 @@ fn frame_words(clause: &str) -> usize {
     if !is_frame {
         return 0;
     }
-    let joined = ws.len() > 6 && ["that", "to", "about", "for"].contains(&ws[3].to_lowercase().as_str());
+    let joined = ["that", "to", "about", "for"].contains(&ws[3].to_lowercase().as_str());
     if joined {
         4
     } else {
@@ -852,6 +852,7 @@ mod tests {
             "The user asked how to verify the backups.",
             "The user asked about pruning old snapshots weekly.",
             "The assistant suggested restic check weekly.",
+            "The user asked about restic snapshots.",
             "Bake at 250 C.",
         ]);
         assert_eq!(
@@ -862,6 +863,7 @@ mod tests {
                 "How to verify the backups.",
                 "Pruning old snapshots weekly.",
                 "Restic check weekly.",
+                "Restic snapshots.",
                 "Bake at 250 C.",
             ]
         );
