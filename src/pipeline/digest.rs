@@ -102,8 +102,7 @@ pub fn facts(sources: &[&str]) -> Vec<String> {
 }
 
 /// Words that carry no subject in a dialogue: acknowledgements, thanks,
-/// greetings, praise, agreement, wishes ("Good luck!", "Take care"), and
-/// thanks for the other's words ("Your kind words mean a lot").
+/// greetings, praise, agreement.
 #[rustfmt::skip]
 const FILLER: &[&str] = &[
     "thanks", "thank", "thx", "ty", "great", "awesome", "cool", "nice", "perfect", "ok", "okay", "k", "sure",
@@ -115,8 +114,7 @@ const FILLER: &[&str] = &[
     "too", "same", "here", "there", "now", "all", "that's", "it's", "i'm", "we're", "you're", "me", "us",
     "is", "was", "a", "an", "the", "and", "for", "to", "of", "i", "this", "really", "very", "just", "well",
     "woohoo", "yay", "hooray", "phew", "whoa", "oops", "yikes", "aww", "aw", "oh", "ah", "ooh", "gosh", "omg",
-    "btw", "fyi", "congrats", "congratulations", "sorry", "agree", "luck", "thankful", "kind", "words", "mean",
-    "means", "super", "thing", "take", "care", "fun", "yourself",
+    "btw", "fyi", "congrats", "congratulations", "sorry",
 ];
 
 /// Whether a text is filler: after its speaker labels ("Jon:"), every word
@@ -661,29 +659,13 @@ mod tests {
 
     #[test]
     fn filler_is_thanks_greetings_and_agreement_not_a_request() {
-        for filler in [
-            "Thanks, that's great!",
-            "Jon: Wow, Gina!",
-            "ok do it",
-            "Great, thank you so much.",
-            "Gina: Thanks!",
-            "Caroline: Totally agree, Mel.",
-            "Your kind words really mean a lot.",
-            "I'm super thankful.",
-            "Melanie: Good luck!",
-            "Take care of yourself.",
-            "Sure thing, Melanie!",
-        ] {
+        for filler in
+            ["Thanks, that's great!", "Jon: Wow, Gina!", "ok do it", "Great, thank you so much.", "Gina: Thanks!"]
+        {
             assert!(is_filler(filler), "{filler}");
         }
-        for real in [
-            "Thanks, and how do I prune snapshots?",
-            "Set EMAIL_PORT = 587",
-            "Jon: I lost my job at the bank",
-            "I agree we should move the database to Postgres.",
-            "Thank goodness your son's okay.",
-            "Taking care of my kids keeps me busy.",
-        ] {
+        for real in ["Thanks, and how do I prune snapshots?", "Set EMAIL_PORT = 587", "Jon: I lost my job at the bank"]
+        {
             assert!(!is_filler(real), "{real}");
         }
     }
