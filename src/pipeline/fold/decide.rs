@@ -331,10 +331,12 @@ fn digest_segment(
         .collect();
     units.extend(own.into_iter().map(|(c, i)| (c, i, true)));
     let mut kept: Vec<usize> = Vec::new();
+    let mut used = 0;
     for k in ends {
-        let used: usize = kept.iter().map(|&j| digest::word_count(&units[j].0)).sum();
-        if !kept.contains(&k) && used + digest::word_count(&units[k].0) <= limit {
+        let words = digest::word_count(&units[k].0);
+        if !kept.contains(&k) && used + words <= limit {
             kept.push(k);
+            used += words;
         }
     }
     let pool: Vec<usize> = (0..units.len()).filter(|k| !kept.contains(k)).collect();
@@ -343,7 +345,6 @@ fn digest_segment(
     // what they say again in other words: half its weight must be new.
     let shares: Vec<f32> = pool.iter().map(|&k| if units[k].2 { 0.5 } else { 0.25 }).collect();
     let covered = std::iter::once(said).chain(kept.iter().map(|&k| units[k].0.as_str())).collect::<Vec<_>>().join(" ");
-    let used: usize = kept.iter().map(|&k| digest::word_count(&units[k].0)).sum();
     kept.extend(digest::select_each_new(&pooled, limit - used, &covered, &shares).into_iter().map(|j| pool[j]));
     if kept.is_empty() && !units.is_empty() {
         kept.push(0);
