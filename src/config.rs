@@ -179,7 +179,7 @@ pub struct Summaries {
     /// Which signals split a session into topic segments.
     pub segmenter: Segmenter,
     /// The topic signal a gap must reach to start a new segment (higher:
-    /// fewer segments); it must also reach 0.8 of the strongest signal
+    /// fewer segments); it must also reach 0.75 of the strongest signal
     /// around the gap.
     #[serde(serialize_with = "as_typed")]
     pub segment_floor: f32,
@@ -220,13 +220,13 @@ impl Default for Summaries {
             restrict_vocabulary: true,
             l3_digest: true,
             segmenter: Segmenter::Auto,
-            segment_floor: 3.0,
-            segment_strong: 4.2,
+            segment_floor: 3.4,
+            segment_strong: 4.6,
             segment_min_turns: 3,
             lexical_weight: 0.4,
             pause_weight: 0.15,
             cue_weight: 1.0,
-            question_weight: 1.8,
+            question_weight: 3.0,
         }
     }
 }
@@ -425,17 +425,17 @@ const RETIRED: &[(&str, &str, &str)] = &[
     (
         "summaries",
         "segment_relative",
-        "the segmenter no longer weighs a gap against the highest around: remove it, or set segment_floor (default 3.0; lower: more segments)",
+        "the segmenter no longer weighs a gap against the highest around: remove it, or set segment_floor (default 3.4; lower: more segments)",
     ),
     (
         "summaries",
         "segment_cut",
-        "the segmenter no longer combines its signals into a probability: remove it, or set segment_floor (default 3.0; lower: more segments)",
+        "the segmenter no longer combines its signals into a probability: remove it, or set segment_floor (default 3.4; lower: more segments)",
     ),
     (
         "summaries",
         "segment_threshold",
-        "the floor of the topic signal is now segment_floor, on a new scale: remove it, or set segment_floor (default 3.0; lower: more segments)",
+        "the floor of the topic signal is now segment_floor, on a new scale: remove it, or set segment_floor (default 3.4; lower: more segments)",
     ),
     (
         "summaries",
@@ -602,7 +602,7 @@ mod tests {
             let e = parse(&format!("[summaries]\n{key} = 0.37\n"), Path::new("c.toml")).unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!("c.toml: [summaries] {key} is no longer a setting;"))
-                    && e.contains("set segment_floor (default 3.0"),
+                    && e.contains("set segment_floor (default 3.4"),
                 "{e}"
             );
         }
@@ -615,13 +615,13 @@ mod tests {
         let shown = toml::to_string_pretty(&Config::default()).unwrap();
         for line in [
             "temperature = 0.2\n",
-            "segment_floor = 3.0\n",
-            "segment_strong = 4.2\n",
+            "segment_floor = 3.4\n",
+            "segment_strong = 4.6\n",
             "segment_min_turns = 3\n",
             "lexical_weight = 0.4\n",
             "pause_weight = 0.15\n",
             "cue_weight = 1.0\n",
-            "question_weight = 1.8\n",
+            "question_weight = 3.0\n",
         ] {
             assert!(shown.contains(line), "{line:?} missing from:\n{shown}");
         }

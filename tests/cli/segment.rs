@@ -56,7 +56,7 @@ fn a_two_topic_session_splits_into_two_segments_with_the_real_embedder() {
     // The start score is the topic signal of the gap (issue 32; it was the
     // probability of the fitted combination): well above the default floor.
     let signal = l3[1]["start_score"].as_f64().unwrap();
-    assert!((2.0..10.0).contains(&signal), "the shift is clear: {}", l3[1]);
+    assert!((2.0..20.0).contains(&signal), "the shift is clear: {}", l3[1]);
     // The segments keep their identifiers, and are written extractively.
     assert!(l3[0]["key_terms"].as_str().unwrap().contains("--password-file"), "{}", l3[0]);
     assert!(l3[1]["key_terms"].as_str().unwrap().contains("250 C"), "{}", l3[1]);

@@ -105,7 +105,7 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
     // later ones where they are captured (see segment::score).
     let first = head.ids[0];
     let last = *head.ids.last().expect("non-empty head");
-    let reach = 2 * segment::CONTEXT + segment::WINDOW;
+    let reach = segment::REACH;
     let mut before = vectors::views(store, &vectors::before(store, head.sid, first, reach)?)?;
     let mut after = vectors::views(store, &vectors::after(store, head.sid, last, reach)?)?;
     slot.vectors.fill(store, &mut before)?;
@@ -137,7 +137,7 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
         }
         if opts.verbose {
             eprintln!(
-                "ragger: segmenter: session {} turn {}: topic signal {:.3} (threshold {:.3}: floor {:.3}, {} x the strongest around {:.3}; overwhelming at {:.3}) = depth {:.3} + 2 x (1 - block cosine {:.3}) + lexical weight x novelty {:.3} + {} x (1 - adjacent turns' cosine {:.3}) + {} x the user's new words {:.3} + cue {:.2} + own question {:.2} + pause {:.3}; substance {}, answers the assistant {}, running segment {} turn(s) (min {}) -> {}",
+                "ragger: segmenter: session {} turn {}: topic signal {:.3} (threshold {:.3}: floor {:.3}, {} x the strongest around {:.3}; overwhelming at {:.3}) = {} x depth {:.3} + {} x long depth {:.3} + 2 x (1 - block cosine {:.3}) + lexical weight x novelty {:.3} + {} x (1 - adjacent turns' cosine {:.3}) + {} x the user's new words {:.3} + cue {:.2} + own question {:.2} + pause {:.3}; substance {}, answers the assistant {}, running segment {} turn(s) (min {}) -> {}",
                 head.sid,
                 head.views[j].id,
                 score.signal,
@@ -146,7 +146,10 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
                 segment::RELATIVE,
                 score.strongest,
                 score.strong,
+                segment::DEPTH_WEIGHT,
                 score.depth,
+                segment::LONG_DEPTH_WEIGHT,
+                score.long_depth,
                 score.similarity,
                 score.lexical,
                 segment::ADJACENT_WEIGHT,

@@ -17,7 +17,8 @@
 //! - the dialogue act: a user who answers the assistant's question (the
 //!   reply ended in "?", the user's message is no question and no
 //!   greeting) continues its topic, and so does a message without a word of
-//!   substance ("thanks", "ok do it", "That fixed it.");
+//!   substance ("thanks", "ok do it", "That fixed it.") or one that says
+//!   goodbye ("Great chatting with you! Take care.");
 //! - the time gap inside the session: a long pause adds a little to the
 //!   signal but is never a boundary on its own;
 //! - discourse cues in the user's words: "different question", "unrelated",
@@ -41,7 +42,8 @@ mod score;
 mod tests;
 
 pub use score::{
-    has_substance, judge, Score, Verdict, ADJACENT_WEIGHT, CONTEXT, DEPTH_WEIGHT, NOVELTY_WEIGHT, RELATIVE, WINDOW,
+    has_substance, judge, Score, Verdict, ADJACENT_WEIGHT, CONTEXT, DEPTH_WEIGHT, LONG_DEPTH_WEIGHT, LONG_WINDOW,
+    NOVELTY_WEIGHT, REACH, RELATIVE, WINDOW,
 };
 
 pub use crate::config::Segmenter;
@@ -178,6 +180,51 @@ pub fn greets(user: &str) -> bool {
 fn opens_with_greeting(words: &[String]) -> bool {
     let joined = format!(" {} ", words.join(" "));
     GREETINGS.iter().any(|g| joined.starts_with(&format!(" {g} ")))
+}
+
+/// Phrases that close a conversation. A farewell refers to the talk that
+/// ends, not to a new subject, so it never opens a segment.
+const FAREWELLS: &[&str] = &[
+    "bye",
+    "goodbye",
+    "good night",
+    "take care",
+    "talk soon",
+    "talk later",
+    "talk to you later",
+    "talk to you soon",
+    "chat soon",
+    "chat later",
+    "catch you later",
+    "see you later",
+    "see you soon",
+    "see ya",
+    "great chatting",
+    "nice chatting",
+    "good chatting",
+    "great talking",
+    "nice talking",
+    "good talking",
+    "great catching up",
+    "have a good day",
+    "have a great day",
+    "have a nice day",
+    "have a good one",
+    "have a good night",
+    "have a good weekend",
+    "have a great weekend",
+    "have a great evening",
+];
+
+/// Whether the user's message says goodbye ("Great chatting with you! Take
+/// care.", "Thanks, have a nice day") and asks nothing: it closes the
+/// conversation instead of starting a topic.
+pub fn closes(user: &str) -> bool {
+    if user.trim().ends_with('?') {
+        return false;
+    }
+    let joined = format!(" {} ", crate::text::words(user).join(" "));
+    FAREWELLS.iter().any(|p| joined.contains(&format!(" {p} ")))
 }
 
 /// Whether a message is a question: it ends with "?" or opens like one.

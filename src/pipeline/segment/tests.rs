@@ -151,7 +151,15 @@ fn filler_and_acknowledgements_never_open_a_segment() {
     // Each of these follows a turn on another subject (its vector and words
     // share nothing with the segment): the signal alone would split.
     let s = settings();
-    for filler in ["thanks", "ok do it", "That fixed it.", "Go ahead.", "nice, thanks"] {
+    for filler in [
+        "thanks",
+        "ok do it",
+        "That fixed it.",
+        "Go ahead.",
+        "nice, thanks",
+        "Great chatting with you! Feel free to reach out any time.",
+        "Thanks so much for your help, have a nice day.",
+    ] {
         let turns = session(&[
             ("restic backup of /srv every night", &BACKUP),
             ("restic backup repository encrypted", &BACKUP),
@@ -239,7 +247,7 @@ fn the_threshold_adapts_to_the_sessions_own_signal() {
 
     // judge() sets the threshold from the gaps around that could open a
     // segment: the strongest of them (filler excluded).
-    let offsite = [0.2, 0.0, 0.98];
+    let offsite = [0.5, 0.0, 0.87];
     let calm = [
         ("restic backup of /srv every night", &BACKUP[..]),
         ("restic backup repository encrypted", &BACKUP[..]),
@@ -271,7 +279,8 @@ fn the_threshold_adapts_to_the_sessions_own_signal() {
 #[test]
 fn a_question_of_the_users_own_raises_the_signal_and_an_answer_does_not() {
     let s = settings();
-    let half = [0.8, 0.6, 0.0];
+    // A third of the way to another subject.
+    let half = [0.87, 0.5, 0.0];
     let texts = |last: &str| {
         session(&[
             ("restic backup of /srv every night", &BACKUP),
@@ -464,10 +473,10 @@ fn a_new_request_names_new_words_and_a_follow_up_refers_back() {
     // A message without content words names nothing new.
     assert_eq!(user_novelty(&stems(["is it?"]), &recent), 0.0);
 
-    // With the same vectors (halfway to another subject), the new request
+    // With the same vectors (a third of the way to another subject), the new request
     // splits and the follow-up does not.
     let s = settings();
-    let half = [0.7, 0.7, 0.0];
+    let half = [0.87, 0.5, 0.0];
     let texts = |last: &str| {
         session(&[
             ("restic backup of /srv every night", &BACKUP),
@@ -503,6 +512,7 @@ fn the_signal_is_the_sum_that_verbose_explains() {
         let adjacent = cosine(turns[i - 1].vector.as_deref().unwrap(), turns[i].vector.as_deref().unwrap());
         assert!((sc.adjacent - adjacent).abs() < 1e-6, "{sc:?}");
         let sum = DEPTH_WEIGHT * sc.depth
+            + LONG_DEPTH_WEIGHT * sc.long_depth
             + super::score::SIMILARITY_WEIGHT * (1.0 - sc.similarity)
             + s.lexical_weight * sc.lexical
             + ADJACENT_WEIGHT * (1.0 - sc.adjacent)
@@ -514,4 +524,59 @@ fn the_signal_is_the_sum_that_verbose_explains() {
     }
     // Two turns far apart in vectors shift more than two close ones.
     assert!(judged[2].unwrap().adjacent < judged[1].unwrap().adjacent, "{judged:?}");
+}
+
+#[test]
+fn beside_a_change_of_conversation_a_shift_it_comes_back_from_is_held_back() {
+    // A side question inside the backup conversation reads as differently
+    // from its neighbours as a new subject does, but the conversation
+    // comes back to backups: the long blocks around it stay alike. The
+    // change to taxes lasts, so the long blocks differ too.
+    let s = settings();
+    let side = [0.34, 0.94, 0.0];
+    let turns = session(&[
+        ("restic backup snapshots for /srv", &BACKUP),
+        ("restic backup snapshots daily", &BACKUP),
+        ("restic backup snapshots weekly", &BACKUP),
+        ("how big may the backup disk get?", &side),
+        ("backup disk usage per snapshot", &side),
+        ("restic backup check", &BACKUP),
+        ("restic backup restore", &BACKUP),
+        ("restic backup prune", &BACKUP),
+        ("income taxes deadline for freelancers", &TAXES),
+        ("income taxes deductible home office", &TAXES),
+        ("income taxes quarterly payments", &TAXES),
+        ("income taxes receipts", &TAXES),
+        ("income taxes forms", &TAXES),
+    ]);
+    let judged = judge(&turns, &s).unwrap();
+    let (aside, change) = (judged[3].unwrap(), judged[8].unwrap());
+    assert!(change.long_depth > 2.0 * aside.long_depth, "{aside:?} {change:?}");
+    assert_eq!(boundaries(&turns, &s), [8], "{judged:?}");
+    // Weighed without the long blocks, the side question would split too.
+    let without = aside.signal - LONG_DEPTH_WEIGHT * aside.long_depth;
+    let strongest = change.signal - LONG_DEPTH_WEIGHT * change.long_depth;
+    assert!(without >= s.floor.max(RELATIVE * strongest), "{aside:?} {change:?}");
+}
+
+#[test]
+fn a_farewell_closes_and_a_question_or_a_plain_phrase_does_not() {
+    holds_for(
+        closes,
+        &[
+            "Great chatting with you! Feel free to reach out any time.",
+            "Thanks so much for your help, have a nice day.",
+            "ok, bye",
+            "Take care, Mel!",
+            "Talk to you later.",
+        ],
+        &[
+            // A farewell that asks something still asks it.
+            "Thanks, bye for now, but which port does SMTP use?",
+            "I have a good idea for the retry logic",
+            "Let me see you're using restic here",
+            "Why does my sourdough bread come out dense?",
+            "",
+        ],
+    );
 }
