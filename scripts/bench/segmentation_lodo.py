@@ -40,7 +40,7 @@ import segmentation as sg  # noqa: E402
 PROG = "segmentation_lodo"
 SRC = os.path.join(bl.ROOT, "src")
 WINDOW, CONTEXT, SIMILARITY_WEIGHT, RELATIVE, DEPTH_WEIGHT, RECENT = 2, 10, 2.0, 0.75, 2.5, 2
-LONG_WINDOW, LONG_DEPTH_WEIGHT = 6, 6.0
+LONG_WINDOW, LONG_DEPTH_WEIGHT, LONG_KNOWN = 6, 6.0, 2
 
 
 def rust_strings(path, name):
@@ -200,6 +200,12 @@ def threshold(d, sig, i, lo, hi, p):
     return max(p["floor"], p["relative"] * strongest)
 
 
+def overwhelming(d, p, sig, i):
+    """The signal measured against "strong": without the long depth where
+    fewer than LONG_KNOWN turns from the gap on are known."""
+    return sig[i] if d["n"] - i >= LONG_KNOWN else sig[i] - p.get("long", 0.0) * d["long_depth"][i]
+
+
 def decide(d, p):
     n = d["n"]
     sig = signals(d, p)
@@ -207,7 +213,7 @@ def decide(d, p):
     for i in range(1, n):
         lo, hi = max(1, i - CONTEXT), min(n - 1, i + CONTEXT)
         s = sig[i]
-        if d["opens"][i] and s >= threshold(d, sig, i, lo, hi, p) and (running >= p["min_turns"] or s >= p["strong"]):
+        if d["opens"][i] and s >= threshold(d, sig, i, lo, hi, p) and (running >= p["min_turns"] or overwhelming(d, p, sig, i) >= p["strong"]):
             hyp.append(i)
             running = 0
         running += 1
@@ -223,7 +229,8 @@ def decide_live(item, vec, p, lookahead=0):
         d = prepare({"turns": item["turns"][: i + 1 + lookahead], "bounds": None}, vec)
         sig = signals(d, p)
         s = sig[i]
-        if d["opens"][i] and s >= threshold(d, sig, i, max(1, i - CONTEXT), min(i + lookahead, d["n"] - 1), p) and (running >= p["min_turns"] or s >= p["strong"]):
+        if d["opens"][i] and s >= threshold(d, sig, i, max(1, i - CONTEXT), min(i + lookahead, d["n"] - 1), p) and (
+                running >= p["min_turns"] or overwhelming(d, p, sig, i) >= p["strong"]):
             hyp.append(i)
             running = 0
         running += 1

@@ -52,8 +52,9 @@
 //!   is no shift);
 //! - the running segment has at least `segment_min_turns` turns.
 //!
-//! An overwhelming shift (signal at least `segment_strong`) needs no
-//! minimum length; it must still reach the threshold (in a session where
+//! An overwhelming shift (signal at least `segment_strong`, the long depth
+//! counted only once [`LONG_KNOWN`] turns from the gap on are known) needs
+//! no minimum length; it must still reach the threshold (in a session where
 //! every turn reads differently, its strongest shift sets the bar). No local peak is asked for: the minimum length already
 //! keeps a shift smeared over two gaps from splitting twice, and task
 //! dialogue changes its request at consecutive turns. The rule is judged per gap with what is
@@ -88,6 +89,10 @@ pub const RELATIVE: f32 = 0.75;
 pub const DEPTH_WEIGHT: f32 = 2.5;
 /// Weight of the depth over the long blocks in the signal.
 pub const LONG_DEPTH_WEIGHT: f32 = 6.0;
+/// Turns from a gap on that must be known before its long depth counts
+/// toward an overwhelming shift: the turn after the gap alone is no
+/// stretch (a live session's newest turn).
+pub const LONG_KNOWN: usize = 2;
 /// Weight of the dissimilarity (1 - cosine) of the two turns next to the gap.
 pub const ADJACENT_WEIGHT: f32 = 1.0;
 /// Weight of the share of the user's content words that are new.
@@ -186,6 +191,9 @@ pub struct Score {
     pub strong: f32,
     /// Whether the user answers the assistant's question.
     pub answers: bool,
+    /// Whether at least [`LONG_KNOWN`] turns from the gap on are known, so
+    /// that `long_depth` counts toward an overwhelming shift.
+    pub long_known: bool,
     /// Whether the user's message has a word of substance, announces a
     /// topic or greets, and is no farewell.
     pub substance: bool,
@@ -239,10 +247,20 @@ impl Score {
         }
         // An overwhelming shift is exempt from the minimum length only: it
         // is still judged against the session around it.
-        if running < min_turns && self.signal < self.strong {
+        if running < min_turns && self.overwhelming() < self.strong {
             return Verdict::TooShort;
         }
         Verdict::NewSegment
+    }
+
+    /// The signal measured against `strong`: without the long depth
+    /// where the stretch after the gap is not yet known.
+    pub fn overwhelming(&self) -> f32 {
+        if self.long_known {
+            self.signal
+        } else {
+            self.signal - LONG_DEPTH_WEIGHT * self.long_depth
+        }
     }
 
     /// Whether the gap starts a new segment after `running` turns.
@@ -320,6 +338,7 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
             strong: s.strong,
             answers,
             substance,
+            long_known: n - i >= LONG_KNOWN,
             ..Score::default()
         }));
     }

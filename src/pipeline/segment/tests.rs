@@ -580,3 +580,28 @@ fn a_farewell_closes_and_a_question_or_a_plain_phrase_does_not() {
         ],
     );
 }
+
+#[test]
+fn the_long_stretch_counts_toward_an_overwhelming_shift_only_once_it_is_known() {
+    // 0.2 of long depth lifts the signal from 3.8 to 5.0, past `strong`.
+    let s = settings();
+    let shift = |long_known| Score {
+        signal: 3.8 + LONG_DEPTH_WEIGHT * 0.2,
+        long_depth: 0.2,
+        long_known,
+        threshold: 3.0,
+        strong: s.strong,
+        substance: true,
+        ..Score::default()
+    };
+    assert!(shift(true).signal >= s.strong && shift(true).overwhelming() >= s.strong);
+    // After a one-turn segment, the newest turn alone is no stretch: too short.
+    assert_eq!(shift(false).verdict(1, s.min_turns), Verdict::TooShort);
+    assert_eq!(shift(true).verdict(1, s.min_turns), Verdict::NewSegment);
+    // Past the minimum length it counts in full either way.
+    assert_eq!(shift(false).verdict(3, s.min_turns), Verdict::NewSegment);
+    // judge() knows the stretch where two turns from the gap on exist.
+    let turns = session(&[("restic backup", &BACKUP), ("sourdough bread", &BREAD), ("sourdough loaf", &BREAD)]);
+    let judged = judge(&turns, &s).unwrap();
+    assert!(judged[1].unwrap().long_known && !judged[2].unwrap().long_known, "{judged:?}");
+}
