@@ -164,8 +164,7 @@ const QUESTION_OPENERS: &[&str] = &[
 /// has no cue.
 pub fn announces_topic(user: &str) -> bool {
     let words = crate::text::words(user);
-    let joined = format!(" {} ", words.join(" "));
-    NEW_TOPIC_PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
+    says_any(&words, NEW_TOPIC_PHRASES)
         || words.windows(2).any(|w| NEW_TOPIC_ADJ.contains(&w[0].as_str()) && NEW_TOPIC_NOUN.contains(&w[1].as_str()))
         || opens_with_greeting(&words)
 }
@@ -219,12 +218,14 @@ const FAREWELLS: &[&str] = &[
 /// Whether the user's message says goodbye ("Great chatting with you! Take
 /// care.", "Thanks, have a nice day") and asks nothing: it closes the
 /// conversation instead of starting a topic.
-pub fn closes(user: &str) -> bool {
-    if user.trim().ends_with('?') {
-        return false;
-    }
-    let joined = format!(" {} ", crate::text::words(user).join(" "));
-    FAREWELLS.iter().any(|p| joined.contains(&format!(" {p} ")))
+fn closes(user: &str) -> bool {
+    !asks(user) && says_any(&crate::text::words(user), FAREWELLS)
+}
+
+/// Whether `words` hold one of `phrases` as whole words, in order.
+fn says_any(words: &[String], phrases: &[&str]) -> bool {
+    let joined = format!(" {} ", words.join(" "));
+    phrases.iter().any(|p| joined.contains(&format!(" {p} ")))
 }
 
 /// Whether a message is a question: it ends with "?" or opens like one.
@@ -233,7 +234,8 @@ pub fn is_question(text: &str) -> bool {
     text.ends_with('?') || crate::text::words(text).first().is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
 }
 
-/// Whether an assistant's reply ends by asking the user something.
+/// Whether a text ends by asking something: an assistant's reply that
+/// asks the user, or a farewell that still asks a question.
 pub fn asks(reply: &str) -> bool {
     reply.trim().ends_with('?')
 }
