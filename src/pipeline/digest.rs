@@ -408,7 +408,7 @@ pub fn turn_clauses(turn: &str) -> Vec<String> {
 /// 4 words or more on each side, each side a clause ([`clauses`] form).
 fn at_and(clause: &str) -> Vec<String> {
     if word_count(clause) > PHRASE_WORDS {
-        if let Some(at) = clause.find(" and ") {
+        if let Some(at) = find_outside(clause, " and ") {
             let (head, tail) = (&clause[..at], &clause[at + 5..]);
             if word_count(head) >= 4 && word_count(tail) >= 4 {
                 let mut out = clauses(head);
@@ -431,7 +431,7 @@ fn phrases(clause: &str) -> Vec<&str> {
     if word_count(clause) <= PHRASE_WORDS {
         return vec![clause];
     }
-    let cut = JOINS.iter().filter_map(|j| clause.find(j).map(|at| (at, j.len()))).min_by_key(|c| c.0);
+    let cut = JOINS.iter().filter_map(|j| find_outside(clause, j).map(|at| (at, j.len()))).min_by_key(|c| c.0);
     match cut {
         Some((at, len)) if word_count(&clause[..at]) >= 4 && word_count(&clause[at + len..]) >= 4 => {
             let mut out = vec![&clause[..at]];
@@ -440,6 +440,18 @@ fn phrases(clause: &str) -> Vec<&str> {
         }
         _ => vec![clause],
     }
+}
+
+/// The first place `pat` occurs in `text` outside brackets: a clause is
+/// never cut inside "[shares a photo: a man and a woman on a blanket]"
+/// or "(port 587 and STARTTLS)", which would leave half a bracket.
+fn find_outside(text: &str, pat: &str) -> Option<usize> {
+    text.match_indices(pat).map(|(at, _)| at).find(|&at| {
+        let before = &text[..at];
+        let open = before.matches(['[', '(']).count();
+        let close = before.matches([']', ')']).count();
+        open <= close
+    })
 }
 
 /// Clauses longer than this are cut into phrases ([`phrases`]).
@@ -468,6 +480,32 @@ pub fn without_repeated_frames(clauses: &[&str]) -> Vec<String> {
             let text = ws[n..].join(" ");
             let mut ch = text.chars();
             ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Clauses as a digest writes them after [`without_repeated_frames`]: a
+/// speaker's label ("Caroline:") is left out where the clause before was
+/// hers too, so "Caroline: I joined a group. Caroline: We meet on Tuesdays."
+/// reads "Caroline: I joined a group. We meet on Tuesdays.", and the words
+/// go to facts. Only labels are left out; none is added.
+pub fn without_repeated_speakers(clauses: &[String]) -> Vec<String> {
+    let mut last: Option<&str> = None;
+    clauses
+        .iter()
+        .map(|c| {
+            let who = speaker_label(c)
+                .map(|(who, _)| who)
+                .filter(|who| who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase)));
+            let same = who.is_some() && who == last;
+            last = who;
+            match speaker_label(c) {
+                Some((_, rest)) if same => {
+                    let mut ch = rest.chars();
+                    ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()
+                }
+                _ => c.clone(),
+            }
         })
         .collect()
 }
@@ -780,6 +818,26 @@ mod tests {
     }
 
     #[test]
+    fn a_clause_is_never_cut_inside_brackets() {
+        // The photo's caption and the parenthesis stay whole; the " and "
+        // outside them still cuts a long clause.
+        let turn = "Melanie: Looking forward to more happy years together with the whole family. \
+                    [shares a photo: a photo of a man and woman sitting on a blanket eating food]\n\
+                    Set the port to 587 on every mailer (billing and the newsletter) and restart \
+                    the worker so the new settings load.";
+        assert_eq!(
+            turn_clauses(turn),
+            vec![
+                "Melanie: Looking forward to more happy years together with the whole family.",
+                "Melanie: [shares a photo: a photo of a man and woman sitting on a blanket eating food].",
+                "Set the port to 587 on every mailer (billing and the newsletter).",
+                "Restart the worker so the new settings load."
+            ]
+        );
+        assert_eq!(find_outside("a (b and c) and d", " and "), Some(11));
+        assert_eq!(find_outside("[a and b", " and "), None);
+    }
+    #[test]
     fn a_clause_beside_the_notes_must_say_mostly_new_things() {
         let notes = ["Run restic check weekly.", "Read 10% of the data with --read-data-subset=10% once a month."];
         let said = "The assistant suggested restic check weekly and --read-data-subset=10% monthly.";
@@ -847,6 +905,35 @@ mod tests {
                 "Restic check weekly.",
                 "Restic snapshots.",
                 "Bake at 250 C.",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_speakers_label_is_said_once_for_her_clauses_in_a_row() {
+        let clauses: Vec<String> = [
+            "Caroline: I joined a new LGBTQ activist group last Tuesday.",
+            "Caroline: we plan events and campaigns.",
+            "Melanie: We roast marshmallows around the campfire.",
+            "She shared a photo of the Perseid meteor shower.",
+            "Melanie: The kids loved it.",
+            "Different question: my bread comes out dense.",
+            "Different question: what hydration for a first loaf?",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            without_repeated_speakers(&clauses),
+            [
+                "Caroline: I joined a new LGBTQ activist group last Tuesday.",
+                "We plan events and campaigns.",
+                "Melanie: We roast marshmallows around the campfire.",
+                // A clause without a label between: the label is said again.
+                "She shared a photo of the Perseid meteor shower.",
+                "Melanie: The kids loved it.",
+                // "Different question:" names no one: it is not a speaker.
+                "Different question: my bread comes out dense.",
+                "Different question: what hydration for a first loaf?",
             ]
         );
     }

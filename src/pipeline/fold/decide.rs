@@ -330,30 +330,50 @@ fn digest_segment(
         .filter(|(c, _)| !c.trim_end().ends_with('?'))
         .collect();
     units.extend(own.into_iter().map(|(c, i)| (c, i, true)));
-    let mut kept: Vec<usize> = Vec::new();
-    let mut used = 0;
-    for k in ends {
-        let words = digest::word_count(&units[k].0);
-        if !kept.contains(&k) && used + words <= limit {
-            kept.push(k);
-            used += words;
+    let choose = |limit: usize| -> Vec<usize> {
+        let mut kept: Vec<usize> = Vec::new();
+        let mut used = 0;
+        for &k in &ends {
+            let words = digest::word_count(&units[k].0);
+            if !kept.contains(&k) && used + words <= limit {
+                kept.push(k);
+                used += words;
+            }
+        }
+        let pool: Vec<usize> = (0..units.len()).filter(|k| !kept.contains(k)).collect();
+        let pooled: Vec<&str> = pool.iter().map(|&k| units[k].0.as_str()).collect();
+        // A turn's own clause is there for what the notes lost, not to say
+        // what they say again in other words: half its weight must be new.
+        let shares: Vec<f32> = pool.iter().map(|&k| if units[k].2 { 0.5 } else { 0.25 }).collect();
+        let covered =
+            std::iter::once(said).chain(kept.iter().map(|&k| units[k].0.as_str())).collect::<Vec<_>>().join(" ");
+        kept.extend(digest::select_each_new(&pooled, limit - used, &covered, &shares).into_iter().map(|j| pool[j]));
+        if kept.is_empty() && !units.is_empty() {
+            kept.push(0);
+        }
+        // Units in turn order, a note's own clauses before its turn's.
+        kept.sort_by_key(|&k| (units[k].1, units[k].2, k));
+        kept
+    };
+    // The body as written: a frame or a speaker said once.
+    let write = |kept: &[usize]| -> Vec<String> {
+        let texts: Vec<&str> = kept.iter().map(|&k| units[k].0.as_str()).collect();
+        digest::without_repeated_speakers(&digest::without_repeated_frames(&texts))
+    };
+    let words_of = |body: &[String]| body.iter().map(|c| digest::word_count(c)).sum::<usize>();
+    let mut kept = choose(limit);
+    let mut body = write(&kept);
+    // The words the written form saves go to more clauses, chosen again
+    // once with the limit raised by them, if the result still fits.
+    let saved = limit.saturating_sub(words_of(&body));
+    if saved > 0 {
+        let more = choose(limit + saved);
+        let written = write(&more);
+        if words_of(&written) <= limit {
+            (kept, body) = (more, written);
         }
     }
-    let pool: Vec<usize> = (0..units.len()).filter(|k| !kept.contains(k)).collect();
-    let pooled: Vec<&str> = pool.iter().map(|&k| units[k].0.as_str()).collect();
-    // A turn's own clause is there for what the notes lost, not to say
-    // what they say again in other words: half its weight must be new.
-    let shares: Vec<f32> = pool.iter().map(|&k| if units[k].2 { 0.5 } else { 0.25 }).collect();
-    let covered = std::iter::once(said).chain(kept.iter().map(|&k| units[k].0.as_str())).collect::<Vec<_>>().join(" ");
-    kept.extend(digest::select_each_new(&pooled, limit - used, &covered, &shares).into_iter().map(|j| pool[j]));
-    if kept.is_empty() && !units.is_empty() {
-        kept.push(0);
-    }
-    let texts: Vec<&str> = units.iter().map(|u| u.0.as_str()).collect();
-    // Units in turn order, a note's own clauses before its turn's.
-    kept.sort_by_key(|&k| (units[k].1, units[k].2, k));
-    let kept_texts: Vec<&str> = kept.iter().map(|&k| texts[k]).collect();
-    let body = digest::fit_sentences(&digest::without_repeated_frames(&kept_texts), room);
+    let body = digest::fit_sentences(&body, room);
     let all_model = kept.iter().all(|&k| !units[k].2 && notes[units[k].1].2);
     let single = notes.len() == 1 && kept.iter().all(|&k| !units[k].2);
     let (content, written) = digest_written(topic, body, all_model, single, input.copy_model);
