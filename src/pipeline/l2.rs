@@ -162,6 +162,10 @@ fn summarize_turn(
         )
         .own_words_only(held)
         .relations_checked(&sources, held)
+        .sides_checked(
+            &std::iter::once(item.user.as_str()).chain(ctx.before.as_deref()).collect::<Vec<_>>(),
+            &item.assistant,
+        )
         .max_words(digest::L2_MAX_WORDS),
     );
     let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
@@ -324,6 +328,33 @@ mod tests {
         let (reply, origin) = summarize_turn(&model, &follow, &opts).unwrap();
         assert_eq!(origin, "extractive");
         assert!(reply.text.contains("/srv") && reply.text.contains("That fixed it"), "{}", reply.text);
+    }
+
+    #[test]
+    fn a_reply_that_gives_the_user_the_assistants_words_is_refused() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let follow = L2Item {
+            id: 4,
+            user: "That fixed it.".into(),
+            assistant: "Good: sendtestemail now reports 1 message sent, and the reset mail reached a Gmail inbox \
+                        in 4 seconds."
+                .into(),
+            attempts: 0,
+            previous: Some((
+                "Password reset emails from the shop never arrive.".into(),
+                "Set EMAIL_PORT = 587.".into(),
+            )),
+        };
+        // SmolLM2-135M's reply of this turn: every word the turn's, the frame false.
+        let swapped = "The user asked how to sendtestemail now reports 1 message sent, and the reset mail reached a \
+                       Gmail inbox in 4 seconds.";
+        let (reply, origin) = summarize_turn(&Fixed::new(swapped), &follow, &opts).unwrap();
+        assert_eq!(origin, "extractive", "{}", reply.text);
+        // The same facts as the assistant's are the model's L2.
+        let told = "After the port fix, the assistant said sendtestemail reports 1 message sent and the reset mail \
+                    reached a Gmail inbox.";
+        let (reply, origin) = summarize_turn(&Fixed::new(told), &follow, &opts).unwrap();
+        assert_eq!((origin, reply.text.as_str()), ("model", told));
     }
 
     #[test]

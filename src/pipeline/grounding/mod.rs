@@ -31,6 +31,7 @@ mod loops;
 mod pronouns;
 mod relations;
 mod settle;
+mod sides;
 mod terms;
 #[cfg(test)]
 mod tests;
@@ -40,6 +41,7 @@ use loops::{copied, looping};
 pub use loops::{LOOP_GRAM, LOOP_TIMES};
 pub use relations::Relations;
 pub use settle::{settle, settle_kept};
+pub use sides::Sides;
 use terms::supported;
 pub use terms::{is_empty_term, key_terms, terms};
 
@@ -340,6 +342,9 @@ pub struct Acceptance {
     relations: Option<Relations>,
     /// The most words a kept sentence may have (an L2's: one sentence).
     max_words: Option<usize>,
+    /// Who said what ([`Sides`]): for an L2, whose words a reporting
+    /// frame ("the user asked") is followed by.
+    sides: Option<Sides>,
 }
 
 impl Acceptance {
@@ -364,6 +369,7 @@ impl Acceptance {
             sources_say_something: sources.iter().any(|t| !content_words(t).is_empty()),
             relations: None,
             max_words: None,
+            sides: None,
         }
     }
 
@@ -387,6 +393,14 @@ impl Acceptance {
     /// ([`Relations`]): for an L2 decoded with the turn's vocabulary.
     pub fn relations_checked(mut self, sources: &[&str], on: bool) -> Self {
         self.relations = on.then(|| Relations::new(sources));
+        self
+    }
+
+    /// Every kept sentence's reporting frames must be followed by their
+    /// own side's words ([`Sides`]): for an L2, whose `user` and
+    /// `assistant` sides are known.
+    pub fn sides_checked(mut self, user: &[&str], assistant: &str) -> Self {
+        self.sides = Some(Sides::new(user, assistant));
         self
     }
 
@@ -422,6 +436,9 @@ impl Acceptance {
             }
         }
         if let Some(why) = self.relations.as_ref().and_then(|r| r.fault(sentence)) {
+            return Some(why);
+        }
+        if let Some(why) = self.sides.as_ref().and_then(|s| s.fault(sentence)) {
             return Some(why);
         }
         if self.said.quotes(sentence) {

@@ -1,0 +1,120 @@
+//! Who said it: a turn summary that puts one side's words in the other's
+//! mouth. SmolLM2-135M, held to a turn's words, wrote "The user asked how
+//! to sendtestemail now reports 1 message sent" of a turn whose user said
+//! "That fixed it." and whose assistant reported the test mail, and, of a
+//! LoCoMo turn where Melanie shared a photo, "The user asked how to show
+//! Oliver, a black dog with a frisbee". Every word is the turn's and the
+//! words are close together in it, so the word and relation checks pass;
+//! what is false is who said them.
+//!
+//! The check reads each reporting frame of a sentence ("the user asked",
+//! "the assistant explained") and the words after it, up to the next
+//! frame or a ";": of the content words there that only one side of the
+//! turn has, at most half may be the other side's.
+
+use std::collections::HashSet;
+
+use super::{content_words, stem};
+
+/// The two sides of a turn as their content-word stems.
+pub struct Sides {
+    user: HashSet<String>,
+    assistant: HashSet<String>,
+}
+
+/// Which side a frame gives the words after it to.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    User,
+    Assistant,
+}
+
+impl Sides {
+    /// `user`: what the user said (for a follow-up, with the request it
+    /// follows); `assistant`: the reply.
+    pub fn new(user: &[&str], assistant: &str) -> Self {
+        let stems = |t: &str| content_words(t).iter().map(|w| stem(w)).collect::<HashSet<_>>();
+        Sides { user: user.iter().flat_map(|u| stems(u)).collect(), assistant: stems(assistant) }
+    }
+
+    /// Why a sentence cannot be kept: a frame of one side says mostly
+    /// what only the other side said.
+    pub fn fault(&self, sentence: &str) -> Option<String> {
+        for piece in sentence.split([';', '—']) {
+            let ws = crate::text::words(piece);
+            // Where each frame starts and whose it is: "the user <verb>".
+            let frames: Vec<(usize, Side)> = (0..ws.len().saturating_sub(2))
+                .filter(|&i| ws[i] == "the")
+                .filter_map(|i| match ws[i + 1].as_str() {
+                    "user" => Some((i, Side::User)),
+                    "assistant" => Some((i, Side::Assistant)),
+                    _ => None,
+                })
+                .collect();
+            for (k, &(at, side)) in frames.iter().enumerate() {
+                let end = frames.get(k + 1).map_or(ws.len(), |f| f.0);
+                let said: HashSet<String> =
+                    ws[at + 3..end].iter().flat_map(|w| content_words(w)).map(|w| stem(&w)).collect();
+                let (own, other) = match side {
+                    Side::User => (&self.user, &self.assistant),
+                    Side::Assistant => (&self.assistant, &self.user),
+                };
+                let sided: Vec<&String> = said.iter().filter(|s| own.contains(*s) != other.contains(*s)).collect();
+                let theirs: Vec<&str> =
+                    sided.iter().filter(|s| other.contains(**s)).map(|s| s.as_str()).collect::<Vec<_>>();
+                if sided.len() >= 2 && theirs.len() * 2 > sided.len() {
+                    let (who, whom) = match side {
+                        Side::User => ("user", "assistant"),
+                        Side::Assistant => ("assistant", "user"),
+                    };
+                    let mut shown = theirs;
+                    shown.sort_unstable();
+                    return Some(format!("the sentence gives the {who} what the {whom} said ({})", shown.join(", ")));
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_that_gives_one_side_the_others_words_is_refused() {
+        let sides = Sides::new(
+            &["That fixed it.", "Password reset emails from the shop never arrive."],
+            "Good: sendtestemail now reports 1 message sent, and the reset mail reached a Gmail inbox in 4 seconds.",
+        );
+        let why = sides
+            .fault("The user asked how to sendtestemail now reports 1 message sent, and the reset mail reached a Gmail inbox.")
+            .unwrap();
+        assert!(why.contains("gives the user what the assistant said"), "{why}");
+        // The same facts told as the assistant's are kept.
+        assert_eq!(
+            sides.fault("The user confirmed the fix; the assistant said sendtestemail reports 1 message sent."),
+            None
+        );
+    }
+
+    #[test]
+    fn each_side_may_say_its_own_words_and_the_words_both_sides_share() {
+        let sides = Sides::new(
+            &["How do I back up /srv every night?"],
+            "Use restic with a cron job: restic backup /srv to a repository on a USB disk.",
+        );
+        // "restic" is the assistant's, but the user's part is mostly the
+        // user's own: one of three.
+        assert_eq!(
+            sides.fault(
+                "The user asked how to back up /srv every night with restic; the assistant suggested a cron job."
+            ),
+            None
+        );
+        let why = sides.fault("The assistant explained how to back up /srv every night.").unwrap();
+        assert!(why.contains("gives the assistant what the user said"), "{why}");
+        // A sentence without a frame is not this check's to judge.
+        assert_eq!(sides.fault("Restic backs up /srv nightly from cron."), None);
+    }
+}
