@@ -102,8 +102,26 @@ def is_question(text):
     return text.endswith("?") or (bool(ws) and ws[0] in OPENERS)
 
 
-def substance(user):
-    return any(len(w) >= 3 and w not in STOP and w not in ACK for w in words(user))
+LABEL = re.compile(r"^([^:\n]+): ")
+
+
+def named_speaker(line):
+    """The label of a line that names a speaker ("Caroline: "), as
+    digest::named_speaker reads it, and the rest of the line."""
+    m = LABEL.match(line)
+    if m and len(m.group(1).split()) <= 2 and not any(c in m.group(1) for c in "/`") \
+            and all(w[:1].isupper() for w in m.group(1).split()):
+        return m.group(1), line[m.end():]
+    return None
+
+
+def speakers(texts):
+    return {w for t in texts for line in t.splitlines() if named_speaker(line) for w in words(named_speaker(line)[0])}
+
+
+def substance(user, names=frozenset()):
+    said = " ".join((named_speaker(l) or (None, l))[1] for l in user.splitlines())
+    return any(len(w) >= 3 and w not in STOP and w not in ACK and w not in names for w in words(said))
 
 
 def cosine(a, b):
@@ -174,12 +192,13 @@ def prepare(item, vec):
         adj[j] = cosine(vs[j - 1], vs[j])
         user, recent = stems(turns[j][0]), set().union(*st[max(0, j - RECENT):j])
         novelty[j] = len(user - recent) / len(user) if user else 0.0
+    names = speakers(u + "\n" + a for u, a in turns)
     opens, cue, asks = [False] * n, [False] * n, [False] * n
     for j in range(1, n):
         u = turns[j][0]
         g, c = greets(u), announces(u)
         answers = turns[j - 1][1].strip().endswith("?") and not is_question(u) and not g and not c
-        opens[j] = (g or c or substance(u)) and not closes(u) and not answers
+        opens[j] = (g or c or substance(u, names)) and not closes(u) and not answers
         cue[j] = c
         asks[j] = opens[j] and is_question(u)
     return dict(n=n, bounds=item["bounds"], id=item.get("id", ""), sims=sims, lex=lex, depth=depth, long_depth=long_depth, adj=adj, novelty=novelty, opens=opens, cue=cue, asks=asks)

@@ -197,6 +197,14 @@ pub fn speaker_label(line: &str) -> Option<(&str, &str)> {
     line.split_once(": ").filter(|(who, _)| who.split_whitespace().count() <= 2 && !who.contains(['/', '`']))
 }
 
+/// A line's label when it names a speaker, every word capitalised
+/// ("Caroline:", "Dr Smith:"), and the rest of the line; not "Different
+/// question:".
+pub fn named_speaker(line: &str) -> Option<(&str, &str)> {
+    speaker_label(line)
+        .filter(|(who, _)| who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase)))
+}
+
 /// Lines without their "Speaker:" label.
 fn without_speakers(text: &str) -> String {
     text.lines().map(|l| speaker_label(l).map_or(l, |(_, rest)| rest)).collect::<Vec<_>>().join("\n")
@@ -384,9 +392,7 @@ pub fn turn_clauses(turn: &str) -> Vec<String> {
     for line in turn.lines().filter(|l| !crate::pipeline::grounding::is_tool_line(l)) {
         // A speaker put before each clause is named: "Caroline:", not
         // "Different question:".
-        let named = speaker_label(line)
-            .filter(|(who, _)| who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase)));
-        let (speaker, text) = match named {
+        let (speaker, text) = match named_speaker(line) {
             Some((who, rest)) => (Some(who), rest),
             None => (None, line),
         };
@@ -494,12 +500,11 @@ pub fn without_repeated_speakers(clauses: &[String]) -> Vec<String> {
     clauses
         .iter()
         .map(|c| {
-            let who = speaker_label(c)
-                .map(|(who, _)| who)
-                .filter(|who| who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase)));
+            let named = named_speaker(c);
+            let who = named.map(|(who, _)| who);
             let same = who.is_some() && who == last;
             last = who;
-            match speaker_label(c) {
+            match named {
                 Some((_, rest)) if same => {
                     let mut ch = rest.chars();
                     ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()

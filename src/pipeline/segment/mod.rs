@@ -42,8 +42,8 @@ mod score;
 mod tests;
 
 pub use score::{
-    has_substance, judge, Score, Verdict, ADJACENT_WEIGHT, CONTEXT, DEPTH_WEIGHT, LONG_DEPTH_WEIGHT, LONG_WINDOW,
-    NOVELTY_WEIGHT, REACH, RELATIVE, WINDOW,
+    has_substance, has_substance_beside, judge, Score, Verdict, ADJACENT_WEIGHT, CONTEXT, DEPTH_WEIGHT,
+    LONG_DEPTH_WEIGHT, LONG_WINDOW, NOVELTY_WEIGHT, REACH, RELATIVE, WINDOW,
 };
 
 pub use crate::config::Segmenter;

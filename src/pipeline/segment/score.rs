@@ -156,6 +156,22 @@ const ACKNOWLEDGEMENTS: &[&str] = &[
     "well",
     "true",
     "indeed",
+    // Thanks for the other's words, and wishes: "Your kind words mean a
+    // lot", "Glad to hear it, good luck!"
+    "kind",
+    "words",
+    "mean",
+    "means",
+    "lot",
+    "appreciate",
+    "appreciated",
+    "glad",
+    "thankful",
+    "grateful",
+    "luck",
+    "care",
+    "congrats",
+    "congratulations",
 ];
 
 /// How a gap's signal was made up, and what the rule asked of it (logged
@@ -272,9 +288,32 @@ impl Score {
 /// Whether the user's message has a word of substance: a content word that
 /// is neither a stop word nor an acknowledgement.
 pub fn has_substance(user: &str) -> bool {
-    crate::text::words(user)
-        .iter()
-        .any(|w| w.chars().count() >= 3 && !crate::text::is_stop_word(w) && !ACKNOWLEDGEMENTS.contains(&w.as_str()))
+    has_substance_beside(user, &HashSet::new())
+}
+
+/// [`has_substance`] in a conversation between `speakers` (the names of
+/// its "Name:" labels, lower case): a line's label and a speaker's name
+/// are no subject ("Caroline: Thanks, Melanie! Your kind words mean a lot.").
+pub fn has_substance_beside(user: &str, speakers: &HashSet<String>) -> bool {
+    user.lines().any(|line| {
+        let said = crate::pipeline::digest::named_speaker(line).map_or(line, |(_, rest)| rest);
+        crate::text::words(said).iter().any(|w| {
+            w.chars().count() >= 3
+                && !crate::text::is_stop_word(w)
+                && !ACKNOWLEDGEMENTS.contains(&w.as_str())
+                && !speakers.contains(w)
+        })
+    })
+}
+
+/// The names of the speakers whose "Name:" labels start lines of `texts`,
+/// in lower case.
+fn speakers<'a>(texts: impl Iterator<Item = &'a str>) -> HashSet<String> {
+    texts
+        .flat_map(str::lines)
+        .filter_map(crate::pipeline::digest::named_speaker)
+        .flat_map(|(who, _)| crate::text::words(who))
+        .collect()
 }
 
 /// Scores of every gap of `turns` (consecutive turns of one session, in
@@ -292,6 +331,7 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     let longs: Vec<f32> = (0..n).map(|i| if i == 0 { 0.0 } else { gap_similarity(&vectors, i, LONG_WINDOW) }).collect();
     let words: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.text.as_str()])).collect();
     let users: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.user.as_str()])).collect();
+    let speakers = speakers(turns.iter().map(|t| t.text.as_str()));
     let mut out: Vec<Option<Score>> = vec![None];
     for i in 1..n {
         let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));
@@ -309,7 +349,8 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
         let pause = if s.pause_ms > 0 { s.pause_weight * (gap / s.pause_ms as f32).min(1.0) } else { 0.0 };
         let cue = if announced { s.cue_weight } else { 0.0 };
         // A farewell closes the talk it ends: it has nothing to start.
-        let substance = !closes(&turns[i].user) && (greeting || announced || has_substance(&turns[i].user));
+        let substance =
+            !closes(&turns[i].user) && (greeting || announced || has_substance_beside(&turns[i].user, &speakers));
         // A question of the user's own is a new request in proportion to
         // the new things it names (an answer to the assistant is none, and a
         // message without substance opens nothing).

@@ -108,6 +108,22 @@ fn acknowledgements_and_filler_have_no_substance() {
 }
 
 #[test]
+fn thanks_for_kind_words_and_the_speakers_names_have_no_substance() {
+    holds_for(
+        has_substance,
+        &["I appreciate the tip about --password-file"],
+        &["Your kind words mean a lot.", "Good luck!"],
+    );
+    let speakers: std::collections::HashSet<String> = ["caroline", "melanie"].map(String::from).into();
+    let beside = |text: &str| has_substance_beside(text, &speakers);
+    assert!(!beside("Caroline: Thanks, Melanie! Your kind words mean a lot."));
+    assert!(!beside("Melanie: Congrats, Caroline!"));
+    assert!(beside("Caroline: Melanie, how did the pottery class go?"));
+    // Without the names, a name is a word like any other.
+    assert!(has_substance("Thanks, Melanie!"));
+}
+
+#[test]
 fn a_two_topic_session_splits_where_the_topic_changes_only() {
     let s = settings();
     let turns = session(&[
