@@ -336,6 +336,44 @@ pub fn topic_of(reply: &str) -> Result<String, String> {
     if let Some(w) = personal {
         return Err(format!("the topic line speaks as a speaker, not of the subject ({w:?})"));
     }
+    // Nor does "The user asked how to have fun with Caroline": a report of
+    // who said what is a note's form, and SmolLM2's were mostly false.
+    let ws = words(&t);
+    const REPORTS: &[&str] = &[
+        "asked",
+        "asks",
+        "wanted",
+        "wants",
+        "said",
+        "says",
+        "shared",
+        "shares",
+        "explained",
+        "explains",
+        "suggested",
+        "suggests",
+        "recommended",
+        "mentioned",
+        "described",
+        "discussed",
+        "talked",
+        "told",
+        "expressed",
+        "answered",
+        "replied",
+        "noted",
+        "added",
+        "also",
+        "is",
+        "was",
+    ];
+    if ws.len() > 2
+        && ws[0] == "the"
+        && matches!(ws[1].as_str(), "user" | "assistant")
+        && REPORTS.contains(&ws[2].as_str())
+    {
+        return Err("the topic line reports who said what, not the subject".into());
+    }
     Ok(t)
 }
 
@@ -968,6 +1006,10 @@ mod tests {
         assert!(topic_of("I wanted to tell you about my school event").is_err());
         assert!(topic_of("We’re moving the database").is_err());
         assert_eq!(topic_of("Caroline's school event").unwrap(), "Caroline's school event");
+        // A report of who said what is no title.
+        assert!(topic_of("The user asked how to have fun with Caroline").is_err());
+        assert!(topic_of("The assistant explained that it is a photo of Oliver").is_err());
+        assert_eq!(topic_of("The user interface of the backup tool").unwrap(), "The user interface of the backup tool");
         assert_eq!(topic_of("Upgrading restic to 0.16.4. Then more").unwrap(), "Upgrading restic to 0.16.4");
     }
 
