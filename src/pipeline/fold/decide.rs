@@ -363,15 +363,19 @@ fn digest_segment(
     let words_of = |body: &[String]| body.iter().map(|c| digest::word_count(c)).sum::<usize>();
     let mut kept = choose(limit);
     let mut body = write(&kept);
-    // The words the written form saves go to more clauses, chosen again
-    // once with the limit raised by them, if the result still fits.
-    let saved = limit.saturating_sub(words_of(&body));
-    if saved > 0 {
-        let more = choose(limit + saved);
+    // The words the written form saves go to more clauses: chosen again
+    // with the limit raised by them, less what the last try overshot,
+    // until the written body fits.
+    let mut extra = limit.saturating_sub(words_of(&body));
+    while extra > 0 {
+        let more = choose(limit + extra);
         let written = write(&more);
-        if words_of(&written) <= limit {
+        let words = words_of(&written);
+        if words <= limit {
             (kept, body) = (more, written);
+            break;
         }
+        extra = extra.saturating_sub(words - limit);
     }
     let body = digest::fit_sentences(&body, room);
     let all_model = kept.iter().all(|&k| !units[k].2 && notes[units[k].1].2);

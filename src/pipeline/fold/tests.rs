@@ -949,3 +949,35 @@ fn an_unreadable_topic_reply_is_a_bad_reply_not_a_stop_for_the_segment_or_the_pr
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_digest_says_a_speakers_label_once_a_run_and_spends_the_words_saved_on_more_facts() {
+    // Three turns of one speaker's news, twelve six-word sentences each,
+    // every one with three facts of its own ("Then w004 met w005 in
+    // w006."); the other speaker only reacts.
+    let sentence = |k: usize| format!("Then w{:03} met w{:03} in w{:03}.", 3 * k, 3 * k + 1, 3 * k + 2);
+    let turns: Vec<String> = (0..3)
+        .map(|t| {
+            let news: Vec<String> = (12 * t..12 * t + 12).map(sentence).collect();
+            format!("Caroline: {}\nMelanie: Wow, that's great!", news.join(" "))
+        })
+        .collect();
+    let notes: Vec<String> = (0..3).map(|t| format!("Caroline: {}", sentence(12 * t))).collect();
+    let items: Vec<&str> = notes.iter().map(String::as_str).collect();
+    let sources: Vec<&str> = turns.iter().map(String::as_str).collect();
+    let mut i = input(None, &items, 0);
+    i.sources = &sources;
+    i.by_model = &[false, false, false];
+    let budget = i.budget();
+    let content = match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => content,
+        other => panic!("{other:?}"),
+    };
+    let words = digest::word_count(&content);
+    assert!(words <= budget, "{words} words > budget {budget}: {content}");
+    // One speaker throughout: her label once.
+    assert_eq!(content.matches("Caroline:").count(), 1, "{content}");
+    // The words the labels would have taken went to facts: what is left
+    // of the budget is too little for one more six-word sentence.
+    assert!(budget - words < 6, "{} of {budget} words unused: {content}", budget - words);
+}
