@@ -115,8 +115,15 @@ def named_speaker(line):
     return None
 
 
-def speakers(texts):
-    return {w for t in texts for line in t.splitlines() if named_speaker(line) for w in words(named_speaker(line)[0])}
+def speakers(turns):
+    """The labels that open the user's or the assistant's side of at least
+    two turns, as segment::score::speakers reads them."""
+    seen = {}
+    for side in (x for u, a in turns for x in (u, a)):
+        first = (side.splitlines() or [""])[0]
+        if named_speaker(first):
+            seen[named_speaker(first)[0]] = seen.get(named_speaker(first)[0], 0) + 1
+    return {w for who, n in seen.items() if n >= 2 for w in words(who)}
 
 
 def substance(user, names=frozenset()):
@@ -192,7 +199,7 @@ def prepare(item, vec):
         adj[j] = cosine(vs[j - 1], vs[j])
         user, recent = stems(turns[j][0]), set().union(*st[max(0, j - RECENT):j])
         novelty[j] = len(user - recent) / len(user) if user else 0.0
-    names = speakers(u + "\n" + a for u, a in turns)
+    names = speakers(turns)
     opens, cue, asks = [False] * n, [False] * n, [False] * n
     for j in range(1, n):
         u = turns[j][0]

@@ -205,6 +205,13 @@ pub fn named_speaker(line: &str) -> Option<(&str, &str)> {
         .filter(|(who, _)| who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase)))
 }
 
+/// A text with its first letter upper case (a clause that now starts a
+/// sentence).
+fn capitalised(text: &str) -> String {
+    let mut ch = text.chars();
+    ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()
+}
+
 /// Lines without their "Speaker:" label.
 fn without_speakers(text: &str) -> String {
     text.lines().map(|l| speaker_label(l).map_or(l, |(_, rest)| rest)).collect::<Vec<_>>().join("\n")
@@ -406,9 +413,7 @@ pub fn clauses(note: &str) -> Vec<String> {
         .map(|p| p.trim_end_matches([';', ',', ' ', '-', ':']).to_string())
         .filter(|p| !is_filler(p) && !crate::pipeline::grounding::content_stems(p).is_empty())
         .map(|p| {
-            let mut c = p.chars();
-            let first = c.next().map(|f| f.to_uppercase().collect::<String>()).unwrap_or_default();
-            let p = first + c.as_str();
+            let p = capitalised(&p);
             if p.ends_with(['.', '!', '?', '…']) {
                 p
             } else {
@@ -521,9 +526,7 @@ pub fn without_repeated_frames(clauses: &[&str]) -> Vec<String> {
                 frames.push(frame);
                 return c.to_string();
             }
-            let text = ws[n..].join(" ");
-            let mut ch = text.chars();
-            ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()
+            capitalised(&ws[n..].join(" "))
         })
         .collect()
 }
@@ -543,10 +546,7 @@ pub fn without_repeated_speakers(clauses: &[String]) -> Vec<String> {
             let same = who.is_some() && who == last;
             last = who;
             match named {
-                Some((_, rest)) if same => {
-                    let mut ch = rest.chars();
-                    ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()
-                }
+                Some((_, rest)) if same => capitalised(rest),
                 _ => c.clone(),
             }
         })

@@ -65,7 +65,7 @@
 //! coding-agent sessions (`scripts/bench/segmentation_lodo.py`, docs/memory.md "Topic
 //! segments").
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::{announces_topic, closes, cosine, greets, is_question, Settings, TurnView};
 
@@ -306,14 +306,20 @@ pub fn has_substance_beside(user: &str, speakers: &HashSet<String>) -> bool {
     })
 }
 
-/// The names of the speakers whose "Name:" labels start lines of `texts`,
-/// in lower case.
-fn speakers<'a>(texts: impl Iterator<Item = &'a str>) -> HashSet<String> {
-    texts
-        .flat_map(str::lines)
-        .filter_map(crate::pipeline::digest::named_speaker)
-        .flat_map(|(who, _)| crate::text::words(who))
-        .collect()
+/// The names of a conversation's speakers, in lower case: the "Name:"
+/// labels that open the user's or the assistant's side of at least two of
+/// `turns`. A label seen once ("Error: connection refused") names no one.
+pub(super) fn speakers(turns: &[TurnView]) -> HashSet<String> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for t in turns {
+        let assistant = t.text.strip_prefix(t.user.as_str()).map(|rest| rest.trim_start_matches('\n'));
+        for side in std::iter::once(t.user.as_str()).chain(assistant) {
+            if let Some((who, _)) = side.lines().next().and_then(crate::pipeline::digest::named_speaker) {
+                *seen.entry(who).or_default() += 1;
+            }
+        }
+    }
+    seen.into_iter().filter(|&(_, n)| n >= 2).flat_map(|(who, _)| crate::text::words(who)).collect()
 }
 
 /// Scores of every gap of `turns` (consecutive turns of one session, in
@@ -331,7 +337,7 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     let longs: Vec<f32> = (0..n).map(|i| if i == 0 { 0.0 } else { gap_similarity(&vectors, i, LONG_WINDOW) }).collect();
     let words: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.text.as_str()])).collect();
     let users: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.user.as_str()])).collect();
-    let speakers = speakers(turns.iter().map(|t| t.text.as_str()));
+    let speakers = speakers(turns);
     let mut out: Vec<Option<Score>> = vec![None];
     for i in 1..n {
         let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));

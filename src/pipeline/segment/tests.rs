@@ -1,4 +1,4 @@
-use super::score::{stems, user_novelty, Verdict};
+use super::score::{speakers, stems, user_novelty, Verdict};
 use super::*;
 
 /// The settings of the default config.
@@ -121,6 +121,24 @@ fn thanks_for_kind_words_and_the_speakers_names_have_no_substance() {
     assert!(beside("Caroline: Melanie, how did the pottery class go?"));
     // Without the names, a name is a word like any other.
     assert!(has_substance("Thanks, Melanie!"));
+}
+
+#[test]
+fn the_speakers_are_the_labels_that_open_a_side_of_two_turns_or_more() {
+    let turn = |user: &str, assistant: &str| TurnView {
+        user: user.into(),
+        text: turn_text(user, assistant),
+        ..TurnView::default()
+    };
+    let chat = [
+        turn("Caroline: Hey Mel!", "Melanie: Hi Caroline!"),
+        turn("Caroline: I joined a group.", "Melanie: Nice!"),
+        turn("Error: connection refused on port 5432", "Postgres is not running.\nNote: start it first."),
+    ];
+    let names = speakers(&chat);
+    assert_eq!(names, ["caroline", "melanie"].map(String::from).into());
+    // A label seen once, or inside a reply, names no one: "error" stays a word.
+    assert!(has_substance_beside("Caroline: the same error again", &names));
 }
 
 #[test]
