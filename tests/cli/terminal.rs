@@ -21,8 +21,9 @@ fn hostile_env() -> (FakeServer, Env) {
     let server = FakeServer::start(|r| {
         if r.system().contains("one-sentence") {
             // Grounded in the turn's words (two of its answer's, and the
-            // link its answer leads with), so it is stored as written.
-            Action::text(format!("The user said hello there {CLEAR} and got a reply {LINK} to click\r\x08."))
+            // link its answer leads with), so it is stored as written;
+            // "to click" after the link's own "click" would be a stutter.
+            Action::text(format!("The user said hello there {CLEAR} and got a reply {LINK}\r\x08."))
         } else {
             Action::text(format!("Session {LINK} summary."))
         }

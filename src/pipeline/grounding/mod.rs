@@ -12,7 +12,9 @@
 //! - echoes the instructions of the prompt, or copies a worked example;
 //! - shares too few content words with its sources (it is about something
 //!   else);
-//! - says a word twice in a row where its sources never do ("Bash Bash");
+//! - says a word twice in a row, or a word of substance twice within four
+//!   words, where its sources never do ("Bash Bash", "a special clay for
+//!   her first clay");
 //! - negates where its sources never do, or judges ("impractical",
 //!   "unsafe", "avoid") where they do not: the words that turn a
 //!   recommendation around.
@@ -168,14 +170,26 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
 
 /// The words said twice in a row, a possessive counted as its word: a
 /// small model's stutter ("Git is run from the Bash Bash 4e5f6a7", "the
-/// starter's starter"), which no check of single words sees.
-fn stuttered(ws: &[String]) -> impl Iterator<Item = String> + '_ {
-    ws.windows(2).filter_map(|p| {
-        let base = |w: &str| terms::possessive_base(w).unwrap_or(w).to_string();
-        let (a, b) = (base(&p[0]), base(&p[1]));
-        (a == b).then_some(a)
+/// starter's starter"), which no check of single words sees; and a word
+/// of substance said again within [`NEAR`] words, the same stutter with
+/// words between ("a special clay for her first clay", "a family outing
+/// for a summer outing", "more true to their true"). Each repeat comes
+/// with how far apart its two words are (1: in a row).
+fn stuttered(ws: &[String]) -> impl Iterator<Item = (String, usize)> + '_ {
+    let base = |w: &str| terms::possessive_base(w).unwrap_or(w).to_string();
+    (0..ws.len()).flat_map(move |i| {
+        let a = base(&ws[i]);
+        let substance = a.chars().count() >= 3 && !crate::text::is_stop_word(&a);
+        (i + 1..ws.len().min(i + 1 + NEAR))
+            .filter(move |&j| j == i + 1 || substance)
+            .filter(move |&j| base(&ws[j]) == a)
+            .map(move |j| (base(&ws[j]), j - i))
+            .collect::<Vec<_>>()
     })
 }
+
+/// How far apart a word of substance may not be said twice ([`stuttered`]).
+const NEAR: usize = 4;
 
 /// What a reply is checked against: its sources and the prompt's worked
 /// examples, read once.
@@ -193,7 +207,7 @@ impl Grounds {
     pub fn new(sources: &[&str], examples: &[&str]) -> Self {
         let text = sources.join("\n");
         let all = self::words(&text);
-        let stutters = stuttered(&all).collect();
+        let stutters = stuttered(&all).map(|(w, _)| w).collect();
         let words: HashSet<String> = all.into_iter().collect();
         let stems = words.iter().map(|w| stem(w)).collect();
         Grounds {
@@ -227,8 +241,12 @@ impl Grounds {
             return Some(format!("the reply names what its sources do not: {}", invented.join(", ")));
         }
         let reply_words = words(reply);
-        if let Some(w) = stuttered(&reply_words).find(|w| !self.stutters.contains(w)) {
-            return Some(format!("the reply says {w:?} twice in a row"));
+        if let Some((w, apart)) = stuttered(&reply_words).find(|(w, _)| !self.stutters.contains(w)) {
+            return Some(if apart == 1 {
+                format!("the reply says {w:?} twice in a row")
+            } else {
+                format!("the reply says {w:?} twice within {apart} words")
+            });
         }
         if negates(reply_words.iter()) && !negates(self.words.iter()) {
             return Some("the reply negates where its sources never do".into());

@@ -417,3 +417,21 @@ fn a_word_said_twice_in_a_row_fails_unless_the_sources_say_it_so() {
     let bye = "Jon: Bye bye, Gina!\nGina: Bye bye, see you at the bakery.";
     assert_eq!(check("Jon and Gina said bye bye; they will meet at the bakery.", &[bye], &[]), None);
 }
+
+#[test]
+fn a_word_of_substance_said_again_within_four_words_fails_unless_the_sources_say_it_so() {
+    // What SmolLM2-135M wrote of a LoCoMo turn: every word the turn's.
+    let pottery = "Melanie: I used a special clay for my first pot, and I carved a dog face on it.";
+    let why = check("She had been using a special clay for her first clay with a dog face on it.", &[pottery], &[])
+        .expect("refused");
+    assert!(why.contains("\"clay\" twice within 4 words"), "{why}");
+    // Further apart, or a stop word, is no stutter.
+    assert_eq!(
+        check("She used a special clay for her first pot, a dog face carved in the clay.", &[pottery], &[]),
+        None
+    );
+    assert_eq!(check("She used a special clay for her first pot and a dog face on it.", &[pottery], &[]), None);
+    // Sources that repeat the word as closely allow it.
+    let steps = "User: How do I learn it?\nAssistant: Go step by step through the tutorial.";
+    assert_eq!(check("The assistant said to go step by step through the tutorial.", &[steps], &[]), None);
+}
