@@ -20,7 +20,16 @@ use super::{content_words, stem};
 pub struct Sides {
     user: HashSet<String>,
     assistant: HashSet<String>,
+    /// Every word the user said, stop words too ("how", "why").
+    user_words: HashSet<String>,
+    /// Whether the user asked anything (a "?").
+    user_asks: bool,
 }
+
+/// What "the user asked …" may say was asked: each needs the user's own
+/// word ("The user asked how to cherish moments" of "Cherish the moments -
+/// they're the best!" is false); "if" and "whether" need a question.
+const ASKED: &[&str] = &["how", "why", "where", "when", "who", "what", "which", "if", "whether"];
 
 /// Which side a frame gives the words after it to.
 #[derive(Clone, Copy, PartialEq)]
@@ -34,7 +43,12 @@ impl Sides {
     /// follows); `assistant`: the reply.
     pub fn new(user: &[&str], assistant: &str) -> Self {
         let stems = |t: &str| content_words(t).iter().map(|w| stem(w)).collect::<HashSet<_>>();
-        Sides { user: user.iter().flat_map(|u| stems(u)).collect(), assistant: stems(assistant) }
+        Sides {
+            user: user.iter().flat_map(|u| stems(u)).collect(),
+            assistant: stems(assistant),
+            user_words: user.iter().flat_map(|u| crate::text::words(u)).collect(),
+            user_asks: user.iter().any(|u| u.contains('?')),
+        }
     }
 
     /// Why a sentence cannot be kept: a frame of one side says mostly
@@ -71,6 +85,18 @@ impl Sides {
                     shown.sort_unstable();
                     return Some(format!("the sentence gives the {who} what the {whom} said ({})", shown.join(", ")));
                 }
+                if side == Side::User && ws[at + 2] == "asked" {
+                    if let Some(w) = ws.get(at + 3).filter(|w| ASKED.contains(&w.as_str())) {
+                        let asked = if matches!(w.as_str(), "if" | "whether") {
+                            self.user_asks
+                        } else {
+                            self.user_words.contains(w)
+                        };
+                        if !asked {
+                            return Some(format!("the sentence says the user asked {w}, which the user never asks"));
+                        }
+                    }
+                }
             }
         }
         None
@@ -80,6 +106,24 @@ impl Sides {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_user_asked_how_needs_a_user_who_asks_how() {
+        // What SmolLM2-135M wrote of a LoCoMo turn that asks nothing.
+        let sides = Sides::new(
+            &["Caroline: Sounds great, Mel! Glad you had a great time. Cherish the moments - they're the best!"],
+            "Melanie: Absolutely! It's when I really feel alive and happy.",
+        );
+        let why = sides
+            .fault("The user asked how to cherish moments; the assistant explained that it's when you feel alive.");
+        assert!(why.is_some_and(|w| w.contains("asked how")));
+        assert!(sides.fault("The user asked about cherishing the moments.").is_none());
+        assert!(sides.fault("The user asked if the moments are the best.").is_some());
+        // A user who asks how, or asks at all, may be said to.
+        let asks = Sides::new(&["How long have you been married?"], "5 years already!");
+        assert!(asks.fault("The user asked how long they had been married; the assistant said 5 years.").is_none());
+        assert!(asks.fault("The user asked whether they had been married long.").is_none());
+    }
 
     #[test]
     fn a_frame_that_gives_one_side_the_others_words_is_refused() {
