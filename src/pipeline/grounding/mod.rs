@@ -175,17 +175,19 @@ pub fn check(reply: &str, sources: &[&str], examples: &[&str]) -> Option<String>
 /// words between ("a special clay for her first clay", "a family outing
 /// for a summer outing", "more true to their true"). Each repeat comes
 /// with how far apart its two words are (1: in a row).
-fn stuttered(ws: &[String]) -> impl Iterator<Item = (String, usize)> + '_ {
-    let base = |w: &str| terms::possessive_base(w).unwrap_or(w).to_string();
-    (0..ws.len()).flat_map(move |i| {
-        let a = base(&ws[i]);
-        let substance = a.chars().count() >= 3 && !crate::text::is_stop_word(&a);
-        (i + 1..ws.len().min(i + 1 + NEAR))
-            .filter(move |&j| j == i + 1 || substance)
-            .filter(move |&j| base(&ws[j]) == a)
-            .map(move |j| (base(&ws[j]), j - i))
-            .collect::<Vec<_>>()
-    })
+fn stuttered(ws: &[String]) -> impl Iterator<Item = (String, usize)> {
+    let bases: Vec<String> = ws.iter().map(|w| terms::possessive_base(w).unwrap_or(w).to_string()).collect();
+    let mut found = Vec::new();
+    for (i, a) in bases.iter().enumerate() {
+        let substance = a.chars().count() >= 3 && !crate::text::is_stop_word(a);
+        let reach = if substance { NEAR } else { 1 };
+        for (j, b) in bases.iter().enumerate().take(i + 1 + reach).skip(i + 1) {
+            if b == a {
+                found.push((b.clone(), j - i));
+            }
+        }
+    }
+    found.into_iter()
 }
 
 /// How far apart a word of substance may not be said twice ([`stuttered`]).
