@@ -34,6 +34,8 @@ pub struct Payoffs {
     pub l2: Asking,
     pub l3: Asking,
     pub l4: Asking,
+    /// A digest's clauses rewritten in the third person.
+    pub rewrite: Asking,
 }
 
 /// First replies and retries of one level.
@@ -54,9 +56,15 @@ struct Payoff {
 }
 
 impl Payoff {
+    #[cfg(test)]
     fn worth_it(&self, probe: u32) -> bool {
+        self.worth_it_at(probe, PAYOFF)
+    }
+
+    /// Whether asking is worth it while one reply in `one_in` passes.
+    fn worth_it_at(&self, probe: u32, one_in: u32) -> bool {
         let asked = self.asked.load(Ordering::Relaxed);
-        asked < probe || self.passed.load(Ordering::Relaxed) * PAYOFF >= asked
+        asked < probe || self.passed.load(Ordering::Relaxed) * one_in >= asked
     }
 
     fn record(&self, passed: bool) {
@@ -67,8 +75,8 @@ impl Payoff {
     }
 
     /// True the first time asking is found not worth it (to say so once).
-    fn first_stop(&self, probe: u32) -> bool {
-        !self.worth_it(probe) && !self.stopped.swap(true, Ordering::Relaxed)
+    fn first_stop(&self, probe: u32, one_in: u32) -> bool {
+        !self.worth_it_at(probe, one_in) && !self.stopped.swap(true, Ordering::Relaxed)
     }
 
     fn counts(&self) -> (u32, u32) {
@@ -77,11 +85,11 @@ impl Payoff {
 
     /// Whether asking still pays off; the first time it does not, says so
     /// with `-v` in the words `say` makes of (asked, passed).
-    fn pays(&self, probe: u32, verbose: bool, say: impl FnOnce(u32, u32) -> String) -> bool {
-        if self.worth_it(probe) {
+    fn pays(&self, probe: u32, one_in: u32, verbose: bool, say: impl FnOnce(u32, u32) -> String) -> bool {
+        if self.worth_it_at(probe, one_in) {
             return true;
         }
-        if self.first_stop(probe) && verbose {
+        if self.first_stop(probe, one_in) && verbose {
             let (asked, passed) = self.counts();
             eprintln!("ragger: {}", say(asked, passed));
         }
@@ -94,7 +102,13 @@ impl Asking {
     /// first replies pay off, and for one item in [`PAYOFF`] after. `what`
     /// names the level in the `-v` line said when asking stops paying off.
     pub fn ask_first(&self, what: &str, verbose: bool) -> bool {
-        self.first.pays(FIRST_PROBE, verbose, |asked, passed| {
+        self.ask_first_while(what, verbose, PAYOFF)
+    }
+
+    /// [`Asking::ask_first`] for replies worth less: asking pays off while
+    /// one first reply in `one_in` passes.
+    pub fn ask_first_while(&self, what: &str, verbose: bool, one_in: u32) -> bool {
+        self.first.pays(FIRST_PROBE, one_in, verbose, |asked, passed| {
             format!(
                 "{what}: {passed} of {asked} first replies passed the check; \
                  one in {PAYOFF} asks the model for the rest of this pass"
@@ -104,7 +118,7 @@ impl Asking {
 
     /// Whether a rejected reply should be asked again.
     pub fn ask_again(&self, what: &str, verbose: bool) -> bool {
-        self.retry.pays(RETRY_PROBE, verbose, |asked, passed| {
+        self.retry.pays(RETRY_PROBE, PAYOFF, verbose, |asked, passed| {
             format!("{what}: {passed} of {asked} replies asked again passed the check; no more retries this pass")
         })
     }
@@ -138,7 +152,7 @@ mod tests {
         assert!(p.worth_it(RETRY_PROBE), "still probing");
         p.record(false);
         assert!(!p.worth_it(RETRY_PROBE));
-        assert!(p.first_stop(RETRY_PROBE) && !p.first_stop(RETRY_PROBE), "said once");
+        assert!(p.first_stop(RETRY_PROBE, PAYOFF) && !p.first_stop(RETRY_PROBE, PAYOFF), "said once");
     }
 
     #[test]
