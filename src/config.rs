@@ -176,6 +176,12 @@ pub struct Summaries {
     /// project's summary (L4) likewise, from its segments, newest first.
     /// False: the model rewrites both in its own prose at each fold.
     pub l3_digest: bool,
+    /// In a digest (L3), the model rewrites each kept clause a speaker said
+    /// in the first person singular ("Caroline: I went to …") as one
+    /// third-person sentence ("Caroline went to …"), kept only when it
+    /// passes the rewrite check (the person changed and nothing else);
+    /// else the clause stays as said.
+    pub rewrite_clauses: bool,
     /// Which signals split a session into topic segments.
     pub segmenter: Segmenter,
     /// The topic signal a gap must reach to start a new segment (higher:
@@ -219,6 +225,7 @@ impl Default for Summaries {
             short_fold_words: 0,
             restrict_vocabulary: true,
             l3_digest: true,
+            rewrite_clauses: true,
             segmenter: Segmenter::Auto,
             segment_floor: 3.4,
             segment_strong: 4.6,

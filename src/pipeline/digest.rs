@@ -86,6 +86,25 @@ pub fn vocabulary(sources: &[&str]) -> Vocabulary {
     Vocabulary::new(out)
 }
 
+/// The words a clause rewritten in the third person may be decoded with:
+/// the clause's own, without its first and second person, the speaker's
+/// name (and its possessive), the words that stand for the speaker, and a
+/// few articles and links. "Me" cannot be written, so it is not kept.
+pub fn rewrite_vocabulary(speaker: &str, clause: &str) -> Vocabulary {
+    use crate::pipeline::grounding::{FIRST_PERSON, FOR_THE_SPEAKER};
+    const SECOND: &[&str] = &["you", "your", "yours", "yourself"];
+    const LINKS: &[&str] = &["the", "a", "an", "and", "to", "of", "in", "on", "for", "with", "that", "it", "its"];
+    let mut seen = std::collections::HashSet::new();
+    let out = written_words(clause)
+        .filter(|w| !FIRST_PERSON.contains(&w.to_lowercase().as_str()) && !SECOND.contains(&w.to_lowercase().as_str()))
+        .map(str::to_string)
+        .chain(FOR_THE_SPEAKER.iter().chain(LINKS).map(|w| w.to_string()))
+        .chain(speaker.split_whitespace().flat_map(|n| [n.to_string(), format!("{n}'s")]))
+        .filter(|w| seen.insert(w.to_lowercase()))
+        .collect();
+    Vocabulary::new(out)
+}
+
 /// The facts a summary of `sources` must keep, as words a reply writes:
 /// the words of their names, numbers and identifiers
 /// ([`crate::pipeline::grounding::terms`]), once each, in order. A

@@ -9,8 +9,10 @@ use crate::text::cut;
 pub const L2_VERSION: i64 = 4;
 pub const FRESH_VERSION: i64 = 3;
 pub const MERGE_VERSION: i64 = 3;
-/// A segment digest (L3): the model's topic line over the turns' notes.
-pub const TOPIC_VERSION: i64 = 1;
+/// A segment digest (L3): the model's topic line over the turns' notes;
+/// 2: and the clauses a speaker said in the first person rewritten by the
+/// model in the third person ([`rewrite`]).
+pub const TOPIC_VERSION: i64 = 2;
 /// Rows written without the model after its replies failed the grounding
 /// check (see `grounding`): the sources, extracted.
 pub const EXTRACTIVE_VERSION: i64 = -1;
@@ -43,7 +45,41 @@ const TOPIC_EXAMPLE: (&str, &str) = (
 pub fn example_texts() -> Vec<&'static str> {
     let mut out: Vec<&str> = L2_EXAMPLES.iter().flat_map(|(u, a, s)| [*u, *a, *s]).collect();
     out.extend([MERGE_EXAMPLE.0, MERGE_EXAMPLE.1, MERGE_EXAMPLE.2, TOPIC_EXAMPLE.0, TOPIC_EXAMPLE.1]);
+    out.extend(REWRITE_EXAMPLES.iter().flat_map(|(said, rewrite)| [*said, *rewrite]));
     out
+}
+
+const REWRITE_SYSTEM: &str = "Rewrite what a speaker said as one short sentence in the third person that names \
+the speaker: I, me, my, we and our become the speaker's name, he, she, they, his, her or their. \
+Keep every name, number and detail; add nothing.";
+
+/// Worked examples of a rewrite (sharing no words with LoCoMo's subjects
+/// or the test fixtures): a past event, a possessive, a plural first person.
+const REWRITE_EXAMPLES: [(&str, &str); 3] = [
+    ("Dana: I adopted a beagle from the shelter last spring!", "Dana adopted a beagle from the shelter last spring."),
+    ("Omar: My sister gave me this guitar when I turned 30.", "Omar's sister gave him this guitar when he turned 30."),
+    (
+        "Lena: We're so grateful for the help I've had from my neighbours.",
+        "Lena is so grateful for the help she has had from her neighbours.",
+    ),
+];
+
+/// Reply tokens for a rewritten clause.
+pub const REWRITE_REPLY_TOKENS: u32 = 64;
+
+/// Ask for a clause a speaker said in the first person ("Caroline: I went
+/// to a support group yesterday.") as one third-person sentence that names
+/// them ("Caroline went to a support group yesterday."): a digest made of
+/// such sentences is the model's text and no quote. A short ask a small
+/// model does far better than free prose (BENCHMARKS.md, stop 54).
+pub fn rewrite(speaker: &str, clause: &str, max_chars: usize) -> Vec<Message> {
+    let mut messages = vec![Message::system(REWRITE_SYSTEM)];
+    for (said, rewrite) in REWRITE_EXAMPLES {
+        messages.push(Message::user(said));
+        messages.push(Message::assistant(rewrite));
+    }
+    messages.push(Message::user(format!("{speaker}: {}", cut(clause.trim(), max_chars))));
+    messages
 }
 
 /// Worked examples, as earlier turns of the chat: small models copy the

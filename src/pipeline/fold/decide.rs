@@ -377,9 +377,31 @@ fn digest_segment(
         }
         extra = extra.saturating_sub(words - limit);
     }
+    // What a speaker said in the first person, in the third person where
+    // the model's rewrite passes its check: no quote, and the model's text.
+    let by_model = |k: usize| !units[k].2 && notes[units[k].1].2;
+    let mut rewritten = vec![None; kept.len()];
+    if opts.summaries.rewrite_clauses {
+        if let Some(model) = model {
+            for (i, &k) in kept.iter().enumerate() {
+                if let Some((who, said)) = digest::named_speaker(&units[k].0).filter(|_| !by_model(k)) {
+                    if grounding::speaks_for_itself(said) {
+                        rewritten[i] = rewrite_clause(model, opts, who, said)?;
+                    }
+                }
+            }
+        }
+    }
+    let body = if rewritten.iter().any(Option::is_some) {
+        let texts: Vec<&str> =
+            kept.iter().zip(&rewritten).map(|(&k, r)| r.as_deref().unwrap_or(units[k].0.as_str())).collect();
+        digest::without_repeated_speakers(&digest::without_repeated_frames(&texts))
+    } else {
+        body
+    };
     let body = digest::fit_sentences(&body, room);
-    let all_model = kept.iter().all(|&k| !units[k].2 && notes[units[k].1].2);
-    let single = notes.len() == 1 && kept.iter().all(|&k| !units[k].2);
+    let all_model = kept.iter().zip(&rewritten).all(|(&k, r)| r.is_some() || by_model(k));
+    let single = notes.len() == 1 && kept.iter().all(|&k| !units[k].2) && rewritten.iter().all(Option::is_none);
     let (content, written) = digest_written(topic, body, all_model, single, input.copy_model);
     Ok(decided(input, content, written))
 }
@@ -617,6 +639,69 @@ fn topic_line(
         eprintln!("ragger: topic line rejected, the digest has none: {}", crate::llm::truncate_for_message(&why, 300));
     }
     Ok(None)
+}
+
+/// A rewrite is worth less than a note (the clause as said stays in the
+/// digest either way), so asking for rewrites goes on only while one in
+/// this many passes: SmolLM2-135M's pass for about one LoCoMo clause in
+/// five, Qwen2.5-Coder-0.5B's for about half (BENCHMARKS.md, stop 54).
+const REWRITE_PAYOFF: u32 = 3;
+
+/// A clause `who` said in the first person, rewritten by the model as one
+/// third-person sentence that names them, when the rewrite passes the
+/// grounding check and the rewrite check ([`grounding::rewrite_fault`]);
+/// None when it does not (the clause stays as said), or while rewrites do
+/// not pay off in this pass. Asked once: a clause that stays as said loses
+/// nothing. Model errors other than a bad reply stop the pass.
+fn rewrite_clause(
+    model: &dyn MemoryModel,
+    opts: &PassOptions,
+    who: &str,
+    said: &str,
+) -> Result<Option<String>, ModelError> {
+    let s = &opts.summaries;
+    let asking = &opts.payoffs.rewrite;
+    if !asking.ask_first_while("L3 rewrite", opts.verbose, REWRITE_PAYOFF) {
+        return Ok(None);
+    }
+    let req = Request {
+        messages: prompts::rewrite(who, said, s.max_input_chars),
+        temperature: s.temperature,
+        max_tokens: s.max_tokens.min(prompts::REWRITE_REPLY_TOKENS),
+        stop: vec!["\n".into()],
+        settled: None,
+        vocabulary: s.restrict_vocabulary.then(|| digest::rewrite_vocabulary(who, said)),
+    };
+    let reply = match complete(model, &req) {
+        Ok(r) => tidy::tidy(&r.text, None),
+        Err(ModelError::BadReply(why)) => {
+            asking.record(false, false);
+            if opts.verbose {
+                eprintln!("ragger: rewrite not read, the clause stays as said: {why}");
+            }
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    let labelled = format!("{who}: {said}");
+    let examples = prompts::example_texts();
+    let held = s.restrict_vocabulary && model.keeps_vocabulary();
+    let acceptance =
+        grounding::Acceptance::new(&[&labelled], &[], &examples, None).relations_checked(&[&labelled], held);
+    let fault = acceptance.fault(&reply).or_else(|| grounding::rewrite_fault(who, said, &reply));
+    asking.record(false, fault.is_none());
+    match fault {
+        None => Ok(Some(as_sentence(&reply))),
+        Some(why) => {
+            if opts.verbose {
+                eprintln!(
+                    "ragger: rewrite rejected, the clause stays as said: {why}: {:?}",
+                    crate::llm::truncate_for_message(&reply, 300)
+                );
+            }
+            Ok(None)
+        }
+    }
 }
 
 /// The extractive fold of the running summary and the items within

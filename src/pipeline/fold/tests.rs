@@ -981,3 +981,66 @@ fn a_digest_says_a_speakers_label_once_a_run_and_spends_the_words_saved_on_more_
     // of the budget is too little for one more six-word sentence.
     assert!(budget - words < 6, "{} of {budget} words unused: {content}", budget - words);
 }
+
+const TURN_GROUP: &str = "Caroline: I went to a support group in Denver yesterday.\nMelanie: How was it?";
+const TURN_CAMPING: &str = "Melanie: I'm going camping at Lake Tahoe next month.\nCaroline: Where will you stay?";
+const NOTE_GROUP: &str = "Caroline: I went to a support group in Denver yesterday.";
+const NOTE_CAMPING: &str = "Melanie: I'm going camping at Lake Tahoe next month.";
+
+/// A new segment of two turns whose notes are their speakers' own words.
+fn told(items: &'static [&'static str]) -> FoldInput<'static> {
+    let mut i = input(None, items, 0);
+    i.sources = &[TURN_GROUP, TURN_CAMPING];
+    i.by_model = &[false, false];
+    i
+}
+
+#[test]
+fn a_digest_says_in_the_third_person_what_was_said_in_the_first_and_is_then_the_models() {
+    let m = Scripted::new(&[
+        Ok("Support group and camping"),
+        Ok("Caroline went to a support group in Denver yesterday."),
+        Ok("Melanie is going camping at Lake Tahoe next month."),
+    ]);
+    match decide(Some(&m), &digest_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert_eq!(
+                content,
+                "Support group and camping: Caroline went to a support group in Denver yesterday. \
+Melanie is going camping at Lake Tahoe next month."
+            );
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::TOPIC_VERSION));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 3);
+    assert!(m.last_prompt().ends_with(NOTE_CAMPING), "{}", m.last_prompt());
+    assert_eq!(m.max_tokens.lock().unwrap()[1], prompts::REWRITE_REPLY_TOKENS);
+}
+
+#[test]
+fn a_rewrite_that_fails_its_check_leaves_the_clause_as_said_and_the_digest_extractive() {
+    // The first rewrite keeps "I"; the second turns next month into tomorrow.
+    let m = Scripted::new(&[
+        Ok("Support group and camping"),
+        Ok("Caroline said I went to a support group in Denver yesterday."),
+        Ok("Melanie is going camping at Lake Tahoe tomorrow."),
+    ]);
+    match decide(Some(&m), &digest_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert_eq!(content, format!("Support group and camping: {NOTE_GROUP} {NOTE_CAMPING}"));
+            assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 3, "each clause is asked once");
+    // Switched off, no rewrite is asked.
+    let m = Scripted::new(&[Ok("Support group and camping")]);
+    let mut o = digest_opts();
+    o.summaries.rewrite_clauses = false;
+    match decide(Some(&m), &o, &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
+        Decision::Start { content, .. } => assert!(content.ends_with(NOTE_CAMPING), "{content}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 1);
+}

@@ -1,0 +1,234 @@
+//! The check of a clause rewritten in the third person: what a speaker
+//! said in the first person ("Caroline: I went to a LGBTQ support group
+//! yesterday.") as one sentence that names them ("Caroline went to a LGBTQ
+//! support group yesterday."). A rewrite may only turn the first person
+//! into the speaker (a name, a pronoun, a form of "be" or "have"); any
+//! other word dropped, moved or added changes what was said. Measured with
+//! `examples/rewrite_probe.rs` before it was built: SmolLM2-135M turned
+//! "I went … yesterday" into "Caroline's going … tomorrow", and
+//! Qwen2.5-Coder-0.5B "A friend made it for my 18th birthday" into
+//! "Caroline made it for her 18th birthday"; both are refused here.
+
+use super::words;
+
+/// The first person a rewrite must not keep.
+#[rustfmt::skip]
+pub const FIRST_PERSON: &[&str] = &[
+    "i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll",
+    "we", "us", "our", "ours", "ourselves", "we're", "we've", "we'd", "we'll",
+];
+
+/// The plural first person: "we" is more than the speaker, so a clause
+/// that says it is not asked to be rewritten ("We can make a real impact
+/// together!" is not "Melanie can make a real impact together").
+const PLURAL: &[&str] = &["we", "us", "our", "ours", "ourselves", "we're", "we've", "we'd", "we'll"];
+
+/// The second person a rewrite must not keep: "you" in a sentence about a
+/// speaker no longer says whom it meant.
+const SECOND_PERSON: &[&str] = &["you", "your", "yours", "yourself", "you're", "you've", "you'd", "you'll"];
+
+/// Pronouns a rewrite may use for the speaker.
+#[rustfmt::skip]
+const PRONOUNS: &[&str] = &[
+    "he", "she", "they", "his", "her", "hers", "their", "theirs", "him", "them", "himself", "herself", "themselves",
+];
+
+/// Forms of "be" and "have" a first-person word stood beside ("I'm" →
+/// "is", "I've" → "has"): left out of both the clause and its rewrite.
+const BE_HAVE: &[&str] = &["is", "are", "am", "was", "were", "has", "have", "had", "been", "be"];
+
+/// Words a rewrite may add for the speaker (and a decoding held to the
+/// clause's words may write).
+pub const FOR_THE_SPEAKER: &[&str] = &[
+    "he",
+    "she",
+    "they",
+    "his",
+    "her",
+    "hers",
+    "their",
+    "theirs",
+    "him",
+    "them",
+    "himself",
+    "herself",
+    "themselves",
+    "is",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "had",
+    "been",
+    "be",
+];
+
+/// Words a clause may open with that its rewrite leaves out.
+const OPENERS: &[&str] =
+    &["yeah", "yes", "well", "oh", "wow", "hey", "so", "and", "but", "ok", "okay", "ah", "um", "haha"];
+
+/// Whether a clause says something in the first person singular, and
+/// nothing in the plural or the second person ("your words" would become
+/// the speaker's): what a rewrite is asked for.
+pub fn speaks_for_itself(clause: &str) -> bool {
+    let ws = words(clause);
+    let is = |list: &[&str]| ws.iter().any(|w| list.contains(&w.as_str()));
+    is(FIRST_PERSON) && !is(PLURAL) && !is(SECOND_PERSON)
+}
+
+/// Why `rewrite` is not what `speaker` said in `clause` put in the third
+/// person, or None. The rewrite is one sentence that names the speaker;
+/// read word by word against the clause (its opening "Yeah", "Well" … and
+/// its first person left out), it says the clause's words in the clause's
+/// order, adding only the speaker's name, a pronoun, and a form of "be" or
+/// "have" where the clause had one beside its first person ("I'm thrilled"
+/// → "Caroline is thrilled", not "I shared" → "Caroline is shared"):
+/// nothing dropped, moved or added. So "Caroline's going … tomorrow" of "I
+/// went … yesterday", "Caroline made it for her 18th birthday" of "A friend
+/// made it for my 18th birthday", "Melanie is awesome having …" of "It's
+/// awesome having …" and "Caroline's inclusivity … spoke to her" of "Their
+/// inclusivity … spoke to me" are refused.
+pub fn rewrite_fault(speaker: &str, clause: &str, rewrite: &str) -> Option<String> {
+    if crate::pipeline::tidy::sentences(rewrite).len() != 1 {
+        return Some("the rewrite is not one sentence".into());
+    }
+    let told = words(rewrite);
+    let person = |w: &str| FIRST_PERSON.contains(&w) || SECOND_PERSON.contains(&w);
+    if let Some(w) = told.iter().find(|w| person(w)) {
+        return Some(format!("the rewrite keeps {w:?}"));
+    }
+    let names = words(speaker);
+    let named = |w: &str| names.iter().any(|n| w == n || w.strip_suffix("'s") == Some(n.as_str()));
+    if !told.iter().any(|w| named(w)) {
+        return Some(format!("the rewrite does not name {speaker}"));
+    }
+    // The clause's words a rewrite must say, each with whether a form of
+    // "be" or "have" (or a contracted one, "I'm") stood right before it.
+    let all = words(clause);
+    let opened = all.iter().take_while(|w| OPENERS.contains(&w.as_str())).count();
+    let mut said: Vec<(&str, bool)> = Vec::new();
+    for (k, w) in all.iter().enumerate().skip(opened) {
+        if FIRST_PERSON.contains(&w.as_str()) || BE_HAVE.contains(&w.as_str()) {
+            continue;
+        }
+        let prev = k.checked_sub(1).map(|p| all[p].as_str()).unwrap_or("");
+        let after_be = BE_HAVE.contains(&prev) || matches!(prev, "i'm" | "i've" | "i'd" | "i'll");
+        said.push((w.as_str(), after_be));
+    }
+    let mut next = 0;
+    let mut added_be: Option<&str> = None;
+    for w in &told {
+        if said.get(next).is_some_and(|(s, _)| s == w) {
+            if let (Some(be), Some((s, false))) = (added_be, said.get(next)) {
+                return Some(format!("the rewrite says {be:?} before {s:?}, which the clause does not"));
+            }
+            next += 1;
+            added_be = None;
+        } else if named(w) || PRONOUNS.contains(&w.as_str()) {
+            continue;
+        } else if BE_HAVE.contains(&w.as_str()) {
+            added_be = Some(w.as_str());
+        } else {
+            return Some(match said.get(next) {
+                Some((s, _)) => format!("the rewrite says {w:?} where the clause says {s:?}"),
+                None => format!("the rewrite adds {w:?}"),
+            });
+        }
+    }
+    if let Some((s, _)) = said.get(next) {
+        return Some(format!("the rewrite leaves out {s:?}"));
+    }
+    // A clause's first word keeps its capital only at a sentence's start:
+    // "Melanie Helps her stay present" of "Helps me stay present" left the
+    // clause's subject out.
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let first = clause.split_whitespace().find(|w| !OPENERS.contains(&bare(w).as_str()));
+    if let Some(first) = first.filter(|f| f.starts_with(char::is_uppercase)) {
+        let mid = |text: &str| {
+            text.split_whitespace().skip(1).any(|w| bare(w) == bare(first) && w.starts_with(char::is_uppercase))
+        };
+        if mid(rewrite) && !mid(clause) {
+            return Some(format!("the rewrite keeps the capital of {first:?} mid-sentence"));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rewrite_that_only_puts_the_clause_in_the_third_person_passes() {
+        let clause = "I went to a LGBTQ support group yesterday.";
+        assert_eq!(rewrite_fault("Caroline", clause, "Caroline went to a LGBTQ support group yesterday."), None);
+        let cases = [
+            ("Yeah, I painted that lake sunrise last year!", "Melanie painted that lake sunrise last year."),
+            ("My kids are so excited about summer break!", "Melanie's kids are so excited about summer break."),
+            ("I've been blessed with loads of love.", "Melanie has been blessed with loads of love."),
+            ("The support group has made me feel accepted.", "The support group has made Melanie feel accepted."),
+        ];
+        for (said, rewrite) in cases {
+            assert_eq!(rewrite_fault("Melanie", said, rewrite), None, "{said} → {rewrite}");
+        }
+    }
+
+    #[test]
+    fn a_rewrite_that_drops_moves_or_adds_a_word_fails() {
+        let clause = "I went to a LGBTQ support group yesterday.";
+        // SmolLM2-135M's: the time turned around.
+        let why = rewrite_fault("Caroline", clause, "Caroline's going to a LGBTQ support group tomorrow.").unwrap();
+        assert!(why.contains("going"), "{why}");
+        let why = rewrite_fault("Caroline", clause, "Caroline went to a support group yesterday.").unwrap();
+        assert!(why.contains("lgbtq"), "a name dropped: {why}");
+        // Qwen2.5-Coder-0.5B's: who made it, and what was awesome, changed.
+        let why = rewrite_fault(
+            "Caroline",
+            "A friend made it for my 18th birthday.",
+            "Caroline made it for her 18th birthday.",
+        );
+        assert!(why.is_some_and(|w| w.contains("\"a\"")));
+        let why =
+            rewrite_fault("Melanie", "It's awesome having stuff around.", "Melanie is awesome having stuff around.");
+        assert!(why.is_some_and(|w| w.contains("it's")));
+        // SmolLM2's "is a": every word the clause's, one added.
+        assert!(rewrite_fault("Melanie", "I got guts.", "Melanie is a guts.").is_some_and(|w| w.contains("says \"a\"")));
+        let why = rewrite_fault(
+            "Caroline",
+            "I talked to the group about my journey.",
+            "Caroline's journey talked to the group.",
+        );
+        assert!(why.is_some(), "a word moved changes who did what");
+        // SmolLM2's "is" where the clause had none, and a clause's own
+        // "their" given to the speaker.
+        let why = rewrite_fault("Caroline", "I shared my own journey.", "Caroline is shared her own journey.");
+        assert!(why.is_some_and(|w| w.contains("\"is\" before \"shared\"")));
+        assert_eq!(rewrite_fault("Caroline", "I'm thrilled to help.", "Caroline is thrilled to help."), None);
+        let their = "Their inclusivity and support really spoke to me.";
+        let why = rewrite_fault("Caroline", their, "Caroline's inclusivity and support really spoke to her.");
+        assert!(why.is_some_and(|w| w.contains("their")));
+        assert_eq!(rewrite_fault("Caroline", their, "Their inclusivity and support really spoke to Caroline."), None);
+    }
+
+    #[test]
+    fn a_rewrite_must_name_the_speaker_leave_no_first_or_second_person_and_be_one_sentence() {
+        let clause = "The support group has made me feel accepted.";
+        let why = rewrite_fault("Caroline", clause, "Caroline's support group has made me feel accepted.");
+        assert!(why.is_some_and(|w| w.contains("\"me\"")));
+        let why = rewrite_fault("Caroline", "I went there yesterday.", "She went there yesterday.");
+        assert!(why.is_some_and(|w| w.contains("does not name")));
+        let why = rewrite_fault("Melanie", "My kids are excited!", "Melanie's kids are excited. They are.");
+        assert!(why.is_some_and(|w| w.contains("one sentence")));
+        let why = rewrite_fault(
+            "Melanie",
+            "Helps me stay present for my fam!",
+            "Melanie Helps her stay present for her fam.",
+        );
+        assert!(why.is_some_and(|w| w.contains("capital")), "the clause's subject was left out");
+        assert!(speaks_for_itself(clause));
+        assert!(!speaks_for_itself("The black and white design looks so fancy."));
+        assert!(!speaks_for_itself("I love your kind words."), "'your' would become the speaker's");
+        assert!(!speaks_for_itself("We can make a real impact together!"), "'we' is more than the speaker");
+    }
+}
