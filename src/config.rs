@@ -180,7 +180,9 @@ pub struct Summaries {
     /// in the first person singular ("Caroline: I went to …") as one
     /// third-person sentence ("Caroline went to …"), kept only when it
     /// passes the rewrite check (the person changed and nothing else);
-    /// else the clause stays as said.
+    /// else the clause stays as said. Off by default: with SmolLM2-135M
+    /// one rewrite in five passes, and the asks took backfill below 0.5
+    /// turns a second (BENCHMARKS.md, stop 54).
     pub rewrite_clauses: bool,
     /// Which signals split a session into topic segments.
     pub segmenter: Segmenter,
@@ -225,7 +227,7 @@ impl Default for Summaries {
             short_fold_words: 0,
             restrict_vocabulary: true,
             l3_digest: true,
-            rewrite_clauses: true,
+            rewrite_clauses: false,
             segmenter: Segmenter::Auto,
             segment_floor: 3.4,
             segment_strong: 4.6,

@@ -9,10 +9,11 @@ use crate::text::cut;
 pub const L2_VERSION: i64 = 4;
 pub const FRESH_VERSION: i64 = 3;
 pub const MERGE_VERSION: i64 = 3;
-/// A segment digest (L3): the model's topic line over the turns' notes;
-/// 2: and the clauses a speaker said in the first person rewritten by the
-/// model in the third person ([`rewrite`]).
-pub const TOPIC_VERSION: i64 = 2;
+/// A segment digest (L3): the model's topic line over the turns' notes.
+pub const TOPIC_VERSION: i64 = 1;
+/// A segment digest with a topic line and clauses a speaker said in the
+/// first person rewritten by the model in the third person ([`rewrite`]).
+pub const REWRITE_VERSION: i64 = 2;
 /// Rows written without the model after its replies failed the grounding
 /// check (see `grounding`): the sources, extracted.
 pub const EXTRACTIVE_VERSION: i64 = -1;

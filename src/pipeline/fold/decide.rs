@@ -402,7 +402,10 @@ fn digest_segment(
     let body = digest::fit_sentences(&body, room);
     let all_model = kept.iter().zip(&rewritten).all(|(&k, r)| r.is_some() || by_model(k));
     let single = notes.len() == 1 && kept.iter().all(|&k| !units[k].2) && rewritten.iter().all(Option::is_none);
-    let (content, written) = digest_written(topic, body, all_model, single, input.copy_model);
+    let (content, mut written) = digest_written(topic, body, all_model, single, input.copy_model);
+    if written.prompt_version == prompts::TOPIC_VERSION && rewritten.iter().any(Option::is_some) {
+        written.prompt_version = prompts::REWRITE_VERSION;
+    }
     Ok(decided(input, content, written))
 }
 

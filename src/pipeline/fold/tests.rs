@@ -987,6 +987,13 @@ const TURN_CAMPING: &str = "Melanie: I'm going camping at Lake Tahoe next month.
 const NOTE_GROUP: &str = "Caroline: I went to a support group in Denver yesterday.";
 const NOTE_CAMPING: &str = "Melanie: I'm going camping at Lake Tahoe next month.";
 
+/// Digest options with the model's rewrites of first-person clauses on.
+fn rewrite_opts() -> PassOptions {
+    let mut o = digest_opts();
+    o.summaries.rewrite_clauses = true;
+    o
+}
+
 /// A new segment of two turns whose notes are their speakers' own words.
 fn told(items: &'static [&'static str]) -> FoldInput<'static> {
     let mut i = input(None, items, 0);
@@ -1002,14 +1009,14 @@ fn a_digest_says_in_the_third_person_what_was_said_in_the_first_and_is_then_the_
         Ok("Caroline went to a support group in Denver yesterday."),
         Ok("Melanie is going camping at Lake Tahoe next month."),
     ]);
-    match decide(Some(&m), &digest_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
+    match decide(Some(&m), &rewrite_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
         Decision::Start { content, written, .. } => {
             assert_eq!(
                 content,
                 "Support group and camping: Caroline went to a support group in Denver yesterday. \
 Melanie is going camping at Lake Tahoe next month."
             );
-            assert_eq!((written.origin, written.prompt_version), ("model", prompts::TOPIC_VERSION));
+            assert_eq!((written.origin, written.prompt_version), ("model", prompts::REWRITE_VERSION));
         }
         other => panic!("{other:?}"),
     }
@@ -1026,7 +1033,7 @@ fn a_rewrite_that_fails_its_check_leaves_the_clause_as_said_and_the_digest_extra
         Ok("Caroline said I went to a support group in Denver yesterday."),
         Ok("Melanie is going camping at Lake Tahoe tomorrow."),
     ]);
-    match decide(Some(&m), &digest_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
+    match decide(Some(&m), &rewrite_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
         Decision::Start { content, written, .. } => {
             assert_eq!(content, format!("Support group and camping: {NOTE_GROUP} {NOTE_CAMPING}"));
             assert_eq!(written.origin, "extractive");
@@ -1034,11 +1041,9 @@ fn a_rewrite_that_fails_its_check_leaves_the_clause_as_said_and_the_digest_extra
         other => panic!("{other:?}"),
     }
     assert_eq!(m.calls(), 3, "each clause is asked once");
-    // Switched off, no rewrite is asked.
+    // Switched off (the default), no rewrite is asked.
     let m = Scripted::new(&[Ok("Support group and camping")]);
-    let mut o = digest_opts();
-    o.summaries.rewrite_clauses = false;
-    match decide(Some(&m), &o, &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
+    match decide(Some(&m), &digest_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
         Decision::Start { content, .. } => assert!(content.ends_with(NOTE_CAMPING), "{content}"),
         other => panic!("{other:?}"),
     }
