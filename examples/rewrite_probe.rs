@@ -50,17 +50,6 @@ fn clauses(path: &str, turns: usize) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-/// Why a model's rewrite is refused, as a digest refuses it.
-fn fault(model: &dyn MemoryModel, held: bool, who: &str, said: &str, reply: &str) -> Option<String> {
-    let labelled = format!("{who}: {said}");
-    let examples = prompts::example_texts();
-    let keeps = held && model.keeps_vocabulary();
-    grounding::Acceptance::new(&[&labelled], &[], &examples, None)
-        .relations_checked(&[&labelled], keeps)
-        .fault(reply)
-        .or_else(|| grounding::rewrite_fault(who, said, reply))
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let verbose = args.iter().any(|a| a == "-v");
@@ -108,7 +97,8 @@ fn main() -> ExitCode {
                 Ok(r) => ragger::pipeline::tidy::tidy(&r.text, None),
                 Err(e) => format!("(error: {e})"),
             };
-            let verdict = fault(&model, held, who, said, &reply);
+            let keeps = held && model.keeps_vocabulary();
+            let verdict = grounding::rewrite_refused(who, said, &reply, &prompts::example_texts(), keeps);
             passed += usize::from(verdict.is_none());
             if verbose {
                 println!("{who}: {said}\n  => {reply}\n  {}", verdict.as_deref().unwrap_or("PASS"));

@@ -91,14 +91,13 @@ pub fn vocabulary(sources: &[&str]) -> Vocabulary {
 /// name (and its possessive), the words that stand for the speaker, and a
 /// few articles and links. "Me" cannot be written, so it is not kept.
 pub fn rewrite_vocabulary(speaker: &str, clause: &str) -> Vocabulary {
-    use crate::pipeline::grounding::{FIRST_PERSON, FOR_THE_SPEAKER};
-    const SECOND: &[&str] = &["you", "your", "yours", "yourself"];
+    use crate::pipeline::grounding::{is_first_or_second_person, speaker_words};
     const LINKS: &[&str] = &["the", "a", "an", "and", "to", "of", "in", "on", "for", "with", "that", "it", "its"];
     let mut seen = std::collections::HashSet::new();
     let out = written_words(clause)
-        .filter(|w| !FIRST_PERSON.contains(&w.to_lowercase().as_str()) && !SECOND.contains(&w.to_lowercase().as_str()))
+        .filter(|w| !is_first_or_second_person(&w.to_lowercase()))
         .map(str::to_string)
-        .chain(FOR_THE_SPEAKER.iter().chain(LINKS).map(|w| w.to_string()))
+        .chain(speaker_words().chain(LINKS.iter().copied()).map(str::to_string))
         .chain(speaker.split_whitespace().flat_map(|n| [n.to_string(), format!("{n}'s")]))
         .filter(|w| seen.insert(w.to_lowercase()))
         .collect();
@@ -1074,6 +1073,18 @@ mod tests {
         }
         assert_eq!(w.iter().filter(|x| *x == "restic").count(), 1);
         assert!(!w.iter().any(|x| x == "Kubernetes"));
+    }
+
+    #[test]
+    fn a_rewrite_is_decoded_without_the_first_or_second_person_and_with_the_speaker() {
+        let v = rewrite_vocabulary("Caroline", "I told my mentor your plan, and I'm going to Denver.");
+        let has = |w: &str| v.words().iter().any(|x| x == w);
+        for gone in ["I", "my", "your", "I'm"] {
+            assert!(!has(gone), "{gone} is in a rewrite's vocabulary");
+        }
+        for kept in ["told", "mentor", "Denver", "Caroline", "Caroline's", "she", "is", "the"] {
+            assert!(has(kept), "{kept} missing");
+        }
     }
 
     #[test]

@@ -686,12 +686,8 @@ fn rewrite_clause(
         }
         Err(e) => return Err(e),
     };
-    let labelled = format!("{who}: {said}");
-    let examples = prompts::example_texts();
     let held = s.restrict_vocabulary && model.keeps_vocabulary();
-    let acceptance =
-        grounding::Acceptance::new(&[&labelled], &[], &examples, None).relations_checked(&[&labelled], held);
-    let fault = acceptance.fault(&reply).or_else(|| grounding::rewrite_fault(who, said, &reply));
+    let fault = grounding::rewrite_refused(who, said, &reply, &prompts::example_texts(), held);
     asking.record(false, fault.is_none());
     match fault {
         None => Ok(Some(as_sentence(&reply))),

@@ -13,7 +13,7 @@ use super::words;
 
 /// The first person a rewrite must not keep.
 #[rustfmt::skip]
-pub const FIRST_PERSON: &[&str] = &[
+const FIRST_PERSON: &[&str] = &[
     "i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll",
     "we", "us", "our", "ours", "ourselves", "we're", "we've", "we'd", "we'll",
 ];
@@ -37,32 +37,30 @@ const PRONOUNS: &[&str] = &[
 /// "is", "I've" → "has"): left out of both the clause and its rewrite.
 const BE_HAVE: &[&str] = &["is", "are", "am", "was", "were", "has", "have", "had", "been", "be"];
 
-/// Words a rewrite may add for the speaker (and a decoding held to the
-/// clause's words may write).
-pub const FOR_THE_SPEAKER: &[&str] = &[
-    "he",
-    "she",
-    "they",
-    "his",
-    "her",
-    "hers",
-    "their",
-    "theirs",
-    "him",
-    "them",
-    "himself",
-    "herself",
-    "themselves",
-    "is",
-    "are",
-    "was",
-    "were",
-    "has",
-    "have",
-    "had",
-    "been",
-    "be",
-];
+/// The words a rewrite may add for the speaker: a pronoun, a form of "be"
+/// or "have" (what a decoding held to the clause's words may write beside
+/// them).
+pub fn speaker_words() -> impl Iterator<Item = &'static str> {
+    PRONOUNS.iter().chain(BE_HAVE).copied()
+}
+
+/// Whether a (lower-case) word is the first or second person, which a
+/// rewrite may not keep.
+pub fn is_first_or_second_person(w: &str) -> bool {
+    FIRST_PERSON.contains(&w) || SECOND_PERSON.contains(&w)
+}
+
+/// Why the model's `reply` may not stand for what `who` said in `clause`:
+/// the grounding check of any reply over the labelled clause (its relations
+/// too, for a reply decoded with the clause's words only: `held`), then
+/// [`rewrite_fault`]. None: the rewrite replaces the clause.
+pub fn rewrite_refused(who: &str, clause: &str, reply: &str, examples: &[&str], held: bool) -> Option<String> {
+    let labelled = format!("{who}: {clause}");
+    super::Acceptance::new(&[&labelled], &[], examples, None)
+        .relations_checked(&[&labelled], held)
+        .fault(reply)
+        .or_else(|| rewrite_fault(who, clause, reply))
+}
 
 /// Words a clause may open with that its rewrite leaves out.
 const OPENERS: &[&str] =
@@ -94,8 +92,7 @@ pub fn rewrite_fault(speaker: &str, clause: &str, rewrite: &str) -> Option<Strin
         return Some("the rewrite is not one sentence".into());
     }
     let told = words(rewrite);
-    let person = |w: &str| FIRST_PERSON.contains(&w) || SECOND_PERSON.contains(&w);
-    if let Some(w) = told.iter().find(|w| person(w)) {
+    if let Some(w) = told.iter().find(|w| is_first_or_second_person(w)) {
         return Some(format!("the rewrite keeps {w:?}"));
     }
     let names = words(speaker);
