@@ -6,9 +6,13 @@
 # closing note (issue 31).
 #
 # Usage: scripts/bench/quote-summaries.sh [--bin PATH] [--transcript FILE]...
-#            [--threads N] [--model-path GGUF] [--no-demo] [--keep DIR] [--write]
+#            [--threads N] [--model-path GGUF] [--no-demo] [--keep DIR]
+#            [--config-extra TOML] [--write]
 #   --bin PATH         ragger binary (default: target/release/ragger)
 #   --transcript FILE  a Claude Code transcript (repeatable; default the fixture)
+#   --config-extra TOML
+#                      a TOML snippet added to the config, e.g.
+#                      '[summaries]\nl3_digest = false' (the model's prose folds)
 #   --write            also write them as the "## Summaries quoted (issue 31)"
 #                      section of BENCHMARKS.md
 # Needs python3 (standard library only) and the models fetched by

@@ -143,6 +143,7 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--model-path")
     ap.add_argument("--no-demo", action="store_true")
+    ap.add_argument("--config-extra", default="", metavar="TOML", help="a TOML snippet added to the config")
     ap.add_argument("--keep", help="keep the databases in this folder")
     ap.add_argument("--write", action="store_true", help="also write the quotes as the 'Summaries quoted (issue 31)' section of BENCHMARKS.md")
     ap.add_argument("--out", default=os.path.join(bl.ROOT, "BENCHMARKS.md"))
@@ -163,7 +164,8 @@ def main():
     try:
         cfg = os.path.join(work, "config.toml")
         with open(cfg, "w") as f:
-            f.write(bl.base_config(None, threads=a.threads, model_path=a.model_path))
+            base = bl.base_config(None, threads=a.threads, model_path=a.model_path)
+            f.write(bl.merge_toml(base, a.config_extra.replace("\\n", "\n")) if a.config_extra else base)
         parts = [f"_Produced by `scripts/bench/quote-summaries.sh` with {bl.ragger_version(a.bin)} (commit {bl.git_describe()}), "
                  f"{dt.datetime.now(dt.timezone.utc).strftime('%Y-%m-%dT%H:%MZ')}, embedded defaults:_\n\n```sh\n{a.command}\n```\n"]
         print(parts[0])

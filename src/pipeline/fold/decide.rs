@@ -145,8 +145,13 @@ pub fn decide(
     // What a reply makes, sentence by sentence: its grounded sentences
     // within the budget, which must still keep something of each part.
     let own_words_only = s.restrict_vocabulary && model.is_some_and(|m| m.keeps_vocabulary());
+    // A summary reports what was said, in the third person, and (decoded
+    // with its sources' words) relates them as they do.
     let acceptance = std::sync::Arc::new(
-        grounding::Acceptance::new(&grounds, input.sources, &examples, None).own_words_only(own_words_only),
+        grounding::Acceptance::new(&grounds, input.sources, &examples, None)
+            .own_words_only(own_words_only)
+            .relations_checked(&grounds, own_words_only)
+            .reported(&grounds),
     );
     let accept = |text: &str, running: Option<&str>| -> Result<String, String> {
         let kept = acceptance.keep(text);

@@ -1049,3 +1049,76 @@ fn a_rewrite_that_fails_its_check_leaves_the_clause_as_said_and_the_digest_extra
     }
     assert_eq!(m.calls(), 1);
 }
+
+#[test]
+fn a_prose_fold_that_speaks_to_the_speakers_or_quotes_their_lines_is_written_extractively() {
+    let turns = [
+        "Gina: I passed the adoption agency interviews last Friday!\nJon: Congrats, Gina! You will be a great mom.",
+        "Jon: I ran a half marathon in Denver on Sunday.\nGina: Wow, Jon, how did it go?",
+    ];
+    let items =
+        ["Gina passed the adoption agency interviews last Friday.", "Jon ran a half marathon in Denver on Sunday."];
+    let fold = |reply: &str| {
+        let m = Scripted::new(&[Ok(reply)]);
+        let mut i = input(None, &items, 0);
+        i.sources = &turns;
+        i.start = Some((StartReason::TopicShift, None));
+        (decide(Some(&m), &opts(false), &i).unwrap(), m.calls())
+    };
+    let quoted =
+        "Jon: Congrats, Gina, the adoption agency interviews went well! Gina: Wow, Jon, a half marathon in Denver!";
+    match fold(quoted) {
+        (Decision::Start { written, content, .. }, calls) => {
+            assert_eq!(written.origin, "extractive", "{content}");
+            assert_eq!(calls, 2, "asked again, warmer, before writing it extractively");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A sentence that speaks to a speaker is dropped; the reply's others stand.
+    let kept = "Jon ran a half marathon in Denver on Sunday.";
+    match fold(&format!("You will be a great mom, Gina passed the adoption agency interviews. {kept}")) {
+        (Decision::Start { written, content, .. }, _) => {
+            assert_eq!((written.origin, content.as_str()), ("model", kept))
+        }
+        other => panic!("{other:?}"),
+    }
+    let good = "Gina passed the adoption agency interviews last Friday. Jon ran a half marathon in Denver on Sunday.";
+    match fold(good) {
+        (Decision::Start { written, content, .. }, _) => {
+            assert_eq!((written.origin, content.as_str()), ("model", good))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_held_prose_fold_that_joins_what_its_turns_keep_apart_is_written_extractively() {
+    let turns = [
+        "How should I back up my home server's /srv folder every night?\nUse restic with a cron job: restic backup /srv to a repository on a USB disk.",
+        "Should the restic repository be encrypted if the disk stays at home?\nrestic always encrypts; keep the password in a root-only file and pass it with --password-file so cron can run unattended.",
+        "How do I check that the backups can actually be restored?\nRun restic check weekly and do a test restore of one folder into /tmp each month.",
+    ];
+    let items = [
+        "Back up /srv nightly with restic and a cron job to a repository on a USB disk.",
+        "restic always encrypts; keep the password in a root-only file passed with --password-file.",
+        "Run restic check weekly and a test restore of one folder into /tmp each month.",
+    ];
+    // What SmolLM2-135M, decoding with the turns' words, wrote of the
+    // demo's backup turns (stop 55): cron restores nothing, monthly or not.
+    let joined = "Use a root-only file to encrypts one of the backup and pass it with --password-file so cron can restore from that repository on a USB disk each month.";
+    let good = "Back up /srv nightly with restic to a USB disk, keep the password in a root-only file passed with --password-file, and run restic check weekly.";
+    let fold = |model: Scripted| {
+        let mut i = input(None, &items, 0);
+        i.sources = &turns;
+        i.start = Some((StartReason::TopicShift, None));
+        match decide(Some(&model), &opts(false), &i).unwrap() {
+            Decision::Start { written, content, .. } => (written.origin, content),
+            other => panic!("{other:?}"),
+        }
+    };
+    let (origin, content) = fold(Scripted::new(&[Ok(joined), Ok(good)]).held());
+    assert_eq!((origin, content.as_str()), ("model", good), "the joined reply was refused, the second kept");
+    // Decoded freely (a server), its words are its own and pairs of them prove nothing.
+    let (origin, content) = fold(Scripted::new(&[Ok(joined)]));
+    assert_eq!((origin, content.as_str()), ("model", joined));
+}

@@ -367,6 +367,10 @@ pub struct Acceptance {
     /// Who said what ([`Sides`]): for an L2, whose words a reporting
     /// frame ("the user asked") is followed by.
     sides: Option<Sides>,
+    /// For a summary (L3, L4): the speakers its sources label their lines
+    /// with (lower case), whose label a reported sentence may not carry
+    /// ([`Acceptance::reported`]).
+    reported: Option<std::collections::BTreeSet<String>>,
 }
 
 impl Acceptance {
@@ -392,7 +396,47 @@ impl Acceptance {
             relations: None,
             max_words: None,
             sides: None,
+            reported: None,
         }
+    }
+
+    /// A summary (L3, L4) reports what was said: a kept sentence neither
+    /// speaks as its speakers ("we", beside the "I" every reply is held
+    /// to) nor to them ("you"), and carries no speaker's label of its
+    /// sources ("Melanie: Yeah, it is."), which makes it a line of the
+    /// transcript again. SmolLM2-135M's prose folds of a chat passed every
+    /// other check with "Caroline is a great adoption agency to have on
+    /// your end of the process" and "Caroline: Whoa, Melanie, that's a
+    /// great one. Melanie: Yeah, it is." (BENCHMARKS.md, stop 55).
+    pub fn reported(mut self, sources: &[&str]) -> Self {
+        let speakers = sources
+            .iter()
+            .flat_map(|s| s.lines())
+            .filter_map(crate::pipeline::digest::named_speaker)
+            .map(|(who, _)| who.to_lowercase())
+            .collect();
+        self.reported = Some(speakers);
+        self
+    }
+
+    /// Why a sentence of a summary is no report of what was said
+    /// ([`Acceptance::reported`]).
+    fn unreported(&self, sentence: &str) -> Option<String> {
+        let speakers = self.reported.as_ref()?;
+        // "US" (the country) is no "us".
+        let person = sentence
+            .split_whitespace()
+            .filter(|t| t.trim_matches(|c: char| !c.is_alphanumeric()) != "US")
+            .flat_map(words)
+            .find(|w| is_first_or_second_person(w));
+        if let Some(w) = person {
+            return Some(format!("the sentence speaks as or to a speaker (\"{w}\"), not of them"));
+        }
+        let lower = sentence.to_lowercase();
+        let labelled = speakers.iter().find(|who| {
+            lower.match_indices(&format!("{who}:")).any(|(i, _)| !lower[..i].ends_with(|c: char| c.is_alphanumeric()))
+        });
+        labelled.map(|who| format!("the sentence quotes a line with its speaker's label (\"{who}:\")"))
     }
 
     /// A kept sentence may have at most `max` words: a longer one is not
@@ -461,6 +505,9 @@ impl Acceptance {
             return Some(why);
         }
         if let Some(why) = self.sides.as_ref().and_then(|s| s.fault(sentence)) {
+            return Some(why);
+        }
+        if let Some(why) = self.unreported(sentence) {
             return Some(why);
         }
         if self.said.quotes(sentence) {

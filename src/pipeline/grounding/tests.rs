@@ -435,3 +435,28 @@ fn a_word_of_substance_said_again_within_four_words_fails_unless_the_sources_say
     let steps = "User: How do I learn it?\nAssistant: Go step by step through the tutorial.";
     assert_eq!(check("The assistant said to go step by step through the tutorial.", &[steps], &[]), None);
 }
+
+#[test]
+fn a_summary_sentence_reports_what_was_said_instead_of_saying_it_again() {
+    let chat =
+        "Gina: I passed the adoption agency interviews last Friday!\nJon: Congrats, Gina! You will be a great mom.";
+    let summary = Acceptance::new(&[chat], &[], &[], None).reported(&[chat]);
+    // The shapes SmolLM2-135M's prose folds of a chat took (stop 55):
+    // spoken to a speaker, spoken as the two of them, a line with its label.
+    let to = "Gina is a great adoption agency to have on your end of the process.";
+    let why = summary.fault(to).expect("refused");
+    assert!(why.contains("(\"your\")"), "{why}");
+    let why = summary.fault("We passed the adoption agency interviews last Friday.").expect("refused");
+    assert!(why.contains("(\"we\")"), "{why}");
+    let why = summary.fault("Jon: Congrats, Gina, the interviews were last Friday.").expect("refused");
+    assert!(why.contains("label (\"jon:\")"), "{why}");
+    assert_eq!(summary.fault("Gina passed the adoption agency interviews last Friday; Jon congratulated her."), None);
+    // "US" the country is no "us"; a label that is no speaker's is no quote.
+    let trip = "Jon: My flight to the US leaves Monday.\nGina: Note: pack light.";
+    let summary = Acceptance::new(&[trip], &[], &[], None).reported(&[trip]);
+    assert_eq!(summary.fault("Jon's flight to the US leaves Monday."), None);
+    assert_eq!(summary.fault("Gina's advice to Jon, note: pack light."), None);
+    // Without `reported` (an L2, whose frame is the user's and the
+    // assistant's) the sentence is not held to it.
+    assert_eq!(Acceptance::new(&[chat], &[], &[], None).fault(to), None);
+}
