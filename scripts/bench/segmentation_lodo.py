@@ -29,6 +29,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -232,14 +233,23 @@ def overwhelming(d, p, sig, i):
     return sig[i] if d["n"] - i >= LONG_KNOWN else sig[i] - p.get("long", 0.0) * d["long_depth"][i]
 
 
+def tiling_cut(d, sig, k):
+    """TextTiling's per-dialogue cut (tried in stop 55, not shipped): the
+    mean of the signal over the gaps that could open a segment plus k of
+    its standard deviation."""
+    opens = [sig[j] for j in range(1, d["n"]) if d["opens"][j]]
+    return statistics.mean(opens) + k * statistics.pstdev(opens) if len(opens) > 1 else 0.0
+
+
 def decide(d, p):
     n = d["n"]
     sig = signals(d, p)
+    cut = tiling_cut(d, sig, p["tiling"]) if "tiling" in p else 0.0
     hyp, running = [], 1
     for i in range(1, n):
         lo, hi = max(1, i - CONTEXT), min(n - 1, i + CONTEXT)
         s = sig[i]
-        if d["opens"][i] and s >= threshold(d, sig, i, lo, hi, p) and (running >= p["min_turns"] or overwhelming(d, p, sig, i) >= p["strong"]):
+        if d["opens"][i] and s >= max(threshold(d, sig, i, lo, hi, p), cut) and (running >= p["min_turns"] or overwhelming(d, p, sig, i) >= p["strong"]):
             hyp.append(i)
             running = 0
         running += 1
@@ -308,6 +318,9 @@ def main():
     ap.add_argument("--wide", action="store_true",
                     help="also try signals made mostly or only of the depth: depth weight 2.5/4/6/8 with the other parts "
                          "scaled by 1/0.1/0, floors down to 0.5, relative share 0.6/0.65/0.7/0.8")
+    ap.add_argument("--tiling", type=float, nargs="+", metavar="K",
+                    help="only score the defaults with TextTiling's per-dialogue cut added (the signal's mean + K standard "
+                         "deviations over the dialogue's gaps must also be reached), for each K, and stop")
     a = ap.parse_args()
     a.min_turns = a.min_turns or [2, 3]
     data_dir = os.path.join(os.path.dirname(bl.ROOT), "shared", "data")
@@ -320,6 +333,17 @@ def main():
     sets["locomo"] = sg.load_locomo(os.path.join(data_dir, "locomo", "locomo_conv26.json"))
     vec = embed(a.bin, [flat(u, x) for items in sets.values() for it in items for u, x in it["turns"]], a.cache)
     data = {k: [prepare(it, vec) for it in items] for k, items in sets.items()}
+    if a.tiling:
+        print("| setting | " + " | ".join(data) + " |\n|---|" + "---|" * len(data))
+        for k in [None] + a.tiling:
+            p = DEFAULTS if k is None else {**DEFAULTS, "tiling": k}
+            cells = []
+            for n, v in data.items():
+                h = score(v, p)
+                dens = f"{h['seg10']:.2f} seg/10, {100 * h['one']:.0f}% one-turn"
+                cells.append(dens if n == "locomo" else f"{h['F1']:.3f} · {h['Pk']:.3f} · {dens}")
+            print(f"| {'the defaults' if k is None else f'+ cut at mean + {k:g} sd'} | " + " | ".join(cells) + " |")
+        return
     # The depth at weight 1 (before issue 32's stop 43) or 2.5, the depth of
     # the long blocks (stop 51), the floor and the overwhelming shift (1.2
     # above the floor, or never), the minimum length, the question weight
