@@ -4,6 +4,7 @@
 //! Plain functions over text, shared by L2 and the folds.
 
 use crate::llm::Vocabulary;
+use crate::pipeline::grounding::{is_first_or_second_person, is_first_person, is_second_person, speaker_words};
 use crate::text::{is_stop_word, words, written_words};
 
 /// An L2 is one sentence of at most this many words.
@@ -91,7 +92,6 @@ pub fn vocabulary(sources: &[&str]) -> Vocabulary {
 /// name (and its possessive), the words that stand for the speaker, and a
 /// few articles and links. "Me" cannot be written, so it is not kept.
 pub fn rewrite_vocabulary(speaker: &str, clause: &str) -> Vocabulary {
-    use crate::pipeline::grounding::{is_first_or_second_person, speaker_words};
     const LINKS: &[&str] = &["the", "a", "an", "and", "to", "of", "in", "on", "for", "with", "that", "it", "its"];
     let mut seen = std::collections::HashSet::new();
     let out = written_words(clause)
@@ -152,15 +152,6 @@ const PRAISE: &[&str] = &[
     "beautiful", "lovely", "cute", "sweet", "proud", "inspiring", "incredible", "stunning", "impressive",
     "congrats", "congratulations", "love", "wow", "glad", "happy", "brave", "sorry",
 ];
-/// The speaker's own words: a sentence with one says something of them.
-#[rustfmt::skip]
-const FIRST_PERSON: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "we've", "we'd", "we'll",
-    "our", "ours", "us", "ourselves",
-];
-#[rustfmt::skip]
-const SECOND_PERSON: &[&str] = &["you", "your", "you're", "you've", "you'd", "you'll", "yours", "yourself"];
-
 /// Whether a sentence only reacts to what the other speaker said or
 /// showed ("You'd be a great counselor!", "Wow, love that painting!",
 /// "That's gorgeous, Caroline!", "Congrats, Melanie!"): it says nothing of
@@ -173,7 +164,7 @@ const SECOND_PERSON: &[&str] = &["you", "your", "you're", "you've", "you'd", "yo
 pub fn is_reaction(text: &str) -> bool {
     let text = without_speakers(&text.replace('’', "'"));
     let ws = words(&text);
-    if ws.is_empty() || ws.iter().any(|w| FIRST_PERSON.contains(&w.as_str())) {
+    if ws.is_empty() || ws.iter().any(|w| is_first_person(w)) {
         return false;
     }
     let names_a_fact = crate::pipeline::grounding::terms(&text).iter().any(|t| !is_plain_name(t));
@@ -181,7 +172,7 @@ pub fn is_reaction(text: &str) -> bool {
         return false;
     }
     let praises = ws.iter().any(|w| PRAISE.contains(&w.as_str()));
-    let exclaims_at_listener = text.trim_end().ends_with('!') && ws.iter().any(|w| SECOND_PERSON.contains(&w.as_str()));
+    let exclaims_at_listener = text.trim_end().ends_with('!') && ws.iter().any(|w| is_second_person(w));
     praises || exclaims_at_listener
 }
 
@@ -355,9 +346,7 @@ pub fn topic_of(reply: &str) -> Result<String, String> {
     // A title names the subject; "Your school event last week" and "I
     // wanted to tell you about my event" are a speaker's words, not a
     // summary's third person.
-    let personal = words(&t.replace('’', "'"))
-        .into_iter()
-        .find(|w| FIRST_PERSON.contains(&w.as_str()) || SECOND_PERSON.contains(&w.as_str()));
+    let personal = words(&t.replace('’', "'")).into_iter().find(|w| is_first_or_second_person(w));
     if let Some(w) = personal {
         return Err(format!("the topic line speaks as a speaker, not of the subject ({w:?})"));
     }

@@ -43,7 +43,10 @@ pub use extractive::{extractive_fold, extractive_turn, is_tool_line};
 use loops::{copied, looping};
 pub use loops::{LOOP_GRAM, LOOP_TIMES};
 pub use relations::Relations;
-pub use rewrite::{is_first_or_second_person, rewrite_fault, rewrite_refused, speaker_words, speaks_for_itself};
+pub use rewrite::{
+    is_first_or_second_person, is_first_person, is_second_person, rewrite_fault, rewrite_refused, speaker_words,
+    speaks_for_itself,
+};
 pub use settle::{settle, settle_kept};
 pub use sides::Sides;
 use terms::supported;

@@ -11,20 +11,17 @@
 
 use super::words;
 
-/// The first person a rewrite must not keep.
+/// The first person singular: the speaker alone.
 #[rustfmt::skip]
-const FIRST_PERSON: &[&str] = &[
-    "i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll",
-    "we", "us", "our", "ours", "ourselves", "we're", "we've", "we'd", "we'll",
-];
+const SINGULAR: &[&str] = &["i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"];
 
 /// The plural first person: "we" is more than the speaker, so a clause
 /// that says it is not asked to be rewritten ("We can make a real impact
 /// together!" is not "Melanie can make a real impact together").
 const PLURAL: &[&str] = &["we", "us", "our", "ours", "ourselves", "we're", "we've", "we'd", "we'll"];
 
-/// The second person a rewrite must not keep: "you" in a sentence about a
-/// speaker no longer says whom it meant.
+/// The second person: "you" in a sentence about a speaker no longer says
+/// whom it meant.
 const SECOND_PERSON: &[&str] = &["you", "your", "yours", "yourself", "you're", "you've", "you'd", "you'll"];
 
 /// Pronouns a rewrite may use for the speaker.
@@ -44,10 +41,21 @@ pub fn speaker_words() -> impl Iterator<Item = &'static str> {
     PRONOUNS.iter().chain(BE_HAVE).copied()
 }
 
+/// Whether a (lower-case) word is the first person, singular or plural:
+/// the speaker's own words.
+pub fn is_first_person(w: &str) -> bool {
+    SINGULAR.contains(&w) || PLURAL.contains(&w)
+}
+
+/// Whether a (lower-case) word is the second person.
+pub fn is_second_person(w: &str) -> bool {
+    SECOND_PERSON.contains(&w)
+}
+
 /// Whether a (lower-case) word is the first or second person, which a
 /// rewrite may not keep.
 pub fn is_first_or_second_person(w: &str) -> bool {
-    FIRST_PERSON.contains(&w) || SECOND_PERSON.contains(&w)
+    is_first_person(w) || is_second_person(w)
 }
 
 /// Why the model's `reply` may not stand for what `who` said in `clause`:
@@ -72,7 +80,7 @@ const OPENERS: &[&str] =
 pub fn speaks_for_itself(clause: &str) -> bool {
     let ws = words(clause);
     let is = |list: &[&str]| ws.iter().any(|w| list.contains(&w.as_str()));
-    is(FIRST_PERSON) && !is(PLURAL) && !is(SECOND_PERSON)
+    is(SINGULAR) && !is(PLURAL) && !is(SECOND_PERSON)
 }
 
 /// Why `rewrite` is not what `speaker` said in `clause` put in the third
@@ -106,7 +114,7 @@ pub fn rewrite_fault(speaker: &str, clause: &str, rewrite: &str) -> Option<Strin
     let opened = all.iter().take_while(|w| OPENERS.contains(&w.as_str())).count();
     let mut said: Vec<(&str, bool)> = Vec::new();
     for (k, w) in all.iter().enumerate().skip(opened) {
-        if FIRST_PERSON.contains(&w.as_str()) || BE_HAVE.contains(&w.as_str()) {
+        if is_first_person(w) || BE_HAVE.contains(&w.as_str()) {
             continue;
         }
         let prev = k.checked_sub(1).map(|p| all[p].as_str()).unwrap_or("");
