@@ -201,15 +201,16 @@ def prepare(item, vec):
         user, recent = stems(turns[j][0]), set().union(*st[max(0, j - RECENT):j])
         novelty[j] = len(user - recent) / len(user) if user else 0.0
     names = speakers(turns)
-    opens, cue, asks = [False] * n, [False] * n, [False] * n
+    opens, cue, asks, greet = [False] * n, [False] * n, [False] * n, [False] * n
     for j in range(1, n):
         u = turns[j][0]
         g, c = greets(u), announces(u)
         answers = turns[j - 1][1].strip().endswith("?") and not is_question(u) and not g and not c
         opens[j] = (g or c or substance(u, names)) and not closes(u) and not answers
         cue[j] = c
+        greet[j] = g
         asks[j] = opens[j] and is_question(u)
-    return dict(n=n, bounds=item["bounds"], id=item.get("id", ""), sims=sims, lex=lex, depth=depth, long_depth=long_depth, adj=adj, novelty=novelty, opens=opens, cue=cue, asks=asks)
+    return dict(n=n, bounds=item["bounds"], id=item.get("id", ""), sims=sims, lex=lex, depth=depth, long_depth=long_depth, adj=adj, novelty=novelty, opens=opens, cue=cue, asks=asks, greet=greet)
 
 
 def signals(d, p, upto=None):
@@ -223,13 +224,18 @@ def signals(d, p, upto=None):
 
 
 def threshold(d, sig, i, lo, hi, p):
+    if d["greet"][i] and p.get("greet", True):  # a greeting opens a conversation: the floor alone
+        return p["floor"]
     strongest = max([sig[j] for j in range(lo, hi + 1) if d["opens"][j]] or [0.0])
     return max(p["floor"], p["relative"] * strongest)
 
 
 def overwhelming(d, p, sig, i):
     """The signal measured against "strong": without the long depth where
-    fewer than LONG_KNOWN turns from the gap on are known."""
+    fewer than LONG_KNOWN turns from the gap on are known; a greeting is
+    exempt from the minimum length (stop 56)."""
+    if d["greet"][i] and p.get("greet", True):
+        return math.inf
     return sig[i] if d["n"] - i >= LONG_KNOWN else sig[i] - p.get("long", 0.0) * d["long_depth"][i]
 
 

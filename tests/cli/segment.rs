@@ -127,3 +127,44 @@ fn a_backlog_folds_one_segment_per_call_when_the_segmenter_decides_alone() {
     }
     env.assert_check();
 }
+
+#[test]
+fn a_conversation_that_opens_with_a_greeting_starts_a_segment_and_verbose_says_so() {
+    // Two conversations with a public office in one session, the second
+    // opening with "Hello": the greeting is held to the floor alone.
+    let server = FakeServer::fixed("Nothing.");
+    let env = Env::new().real_embedder().with_server(&server);
+    let turns = [
+        ("I need to renew my passport before a trip in May.", "You can renew by mail with form DS-82 if your last passport was issued within 15 years."),
+        ("Do I have to send the old passport along?", "Yes, include the most recent passport with the DS-82; it is returned to you separately."),
+        ("How long does a passport renewal by mail take?", "A routine passport renewal by mail takes 6 to 8 weeks; expedited service costs 60 dollars more."),
+        ("Hello, I would like to know how to apply for a fishing license.", "Fishing licenses are sold online by the state wildlife agency; a resident annual license costs 25 dollars."),
+        ("Is there a discount for seniors?", "Residents aged 65 and over pay 7 dollars for the annual license."),
+        ("Can I buy it the same day I go fishing?", "Yes, the online license is valid right away; print it or keep it on your phone."),
+    ];
+    for (i, (user, assistant)) in turns.iter().enumerate() {
+        let at = minutes_ago(60 - 2 * i as i64);
+        env.capture("office", user, assistant, &["--at", &at, "--id", &format!("t{i}")]).ok();
+    }
+    let r = env.run(&["summarize", "--once", "--json", "-v"]).ok();
+    let line = |turn: usize| {
+        r.stderr.lines().find(|l| l.contains(&format!("session 1 turn {turn}: topic signal"))).unwrap_or("")
+    };
+    assert!(line(4).contains("greets (the floor alone) yes") && line(4).contains("-> new segment"), "{}", r.stderr);
+    for turn in [2, 3, 5, 6] {
+        assert!(
+            line(turn).contains("greets (the floor alone) no") && line(turn).contains("-> continues ("),
+            "turn {turn}: {}",
+            r.stderr
+        );
+    }
+    let show = env.show("office");
+    let ranges: Vec<&str> = show["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["level"] == 3)
+        .map(|s| s["episode_range"].as_str().unwrap())
+        .collect();
+    assert_eq!(ranges, ["1-3", "4-6"], "{show:#}");
+}

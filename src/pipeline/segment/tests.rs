@@ -561,6 +561,60 @@ fn the_signal_is_the_sum_that_verbose_explains() {
 }
 
 #[test]
+fn a_greeting_opens_a_conversation_beside_stronger_shifts_and_after_a_short_segment() {
+    let s = settings();
+    // The rule: a greeting is held to the floor alone, and to no minimum length.
+    let sc = Score { signal: 3.6, threshold: 3.4, strong: 4.6, substance: true, ..Score::default() };
+    assert_eq!(sc.verdict(1, s.min_turns), Verdict::TooShort);
+    assert_eq!(Score { greets: true, ..sc }.verdict(1, s.min_turns), Verdict::NewSegment);
+
+    // judge(): beside the change to bread, the milder change to offsite
+    // copies is held back; opened with a greeting, it starts a conversation.
+    let offsite = [0.5, 0.0, 0.87];
+    let mut talk = vec![
+        ("restic backup of /srv every night", &BACKUP[..]),
+        ("restic backup repository encrypted", &BACKUP[..]),
+        ("restic backup check weekly", &BACKUP[..]),
+        ("restic offsite copy to cloud storage", &offsite[..]),
+        ("restic offsite copy rotation", &offsite[..]),
+        ("restic offsite copy schedule", &offsite[..]),
+        ("why does my sourdough bread come out dense?", &BREAD[..]),
+        ("sourdough bread hydration", &BREAD[..]),
+    ];
+    assert_eq!(boundaries(&session(&talk), &s), [6]);
+    talk[3].0 = "Hi! restic offsite copy to cloud storage";
+    let turns = session(&talk);
+    let judged = judge(&turns, &s).unwrap();
+    let hi = judged[3].unwrap();
+    assert!(hi.greets && hi.threshold == s.floor, "{hi:?}");
+    assert!(hi.signal >= s.floor && hi.signal < RELATIVE * hi.strongest, "without the rule it is held back: {hi:?}");
+    assert_eq!(boundaries(&turns, &s), [3, 6], "{judged:?}");
+    // Below the floor a greeting starts nothing ("hi" to the same conversation).
+    let mut same = vec![("restic backup of /srv every night", &BACKUP[..]); 6];
+    same[3].0 = "hello, restic backup of /srv every night";
+    let judged = judge(&session(&same), &s).unwrap();
+    assert!(judged[3].unwrap().greets && judged[3].unwrap().signal < s.floor, "{judged:?}");
+    assert_eq!(boundaries(&session(&same), &s), Vec::<usize>::new());
+    // After two turns a greeting still opens one (no minimum length):
+    // bread, two turns, then "Hello" and taxes, read close to the bread.
+    let near = [0.0, 0.96, 0.28];
+    let short = session(&[
+        ("restic backup of /srv every night", &BACKUP[..]),
+        ("restic backup repository encrypted", &BACKUP[..]),
+        ("restic backup check weekly", &BACKUP[..]),
+        ("why does my sourdough bread come out dense?", &BREAD[..]),
+        ("sourdough bread hydration", &BREAD[..]),
+        ("Hello, income taxes deadline for freelancers", &near[..]),
+        ("income taxes deductible home office", &near[..]),
+        ("income taxes quarterly payments", &near[..]),
+    ]);
+    let judged = judge(&short, &s).unwrap();
+    let hello = judged[5].unwrap();
+    assert!(hello.overwhelming() < s.strong, "no overwhelming shift: the greeting ends the short segment: {hello:?}");
+    assert_eq!(boundaries(&short, &s), [3, 5], "{judged:?}");
+}
+
+#[test]
 fn beside_a_change_of_conversation_a_shift_it_comes_back_from_is_held_back() {
     // A side question inside the backup conversation reads as differently
     // from its neighbours as a new subject does, but the conversation
