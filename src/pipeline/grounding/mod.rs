@@ -44,8 +44,8 @@ use loops::{copied, looping};
 pub use loops::{LOOP_GRAM, LOOP_TIMES};
 pub use relations::Relations;
 pub use rewrite::{
-    is_first_or_second_person, is_first_person, is_second_person, rewrite_fault, rewrite_refused, speaker_words,
-    speaks_for_itself,
+    is_first_or_second_person, is_first_person, is_first_person_singular, is_second_person, rewrite_fault,
+    rewrite_refused, speaker_words, speaks_for_itself,
 };
 pub use settle::{settle, settle_kept};
 pub use sides::Sides;
@@ -486,7 +486,7 @@ impl Acceptance {
             return Some("the sentence asks instead of telling".into());
         }
         let ws = words(sentence);
-        if ws.iter().any(|w| matches!(w.as_str(), "i" | "i'm" | "i've" | "i'd" | "me" | "my" | "mine")) {
+        if ws.iter().any(|w| is_first_person_singular(w)) {
             return Some("the sentence is not in the third person".into());
         }
         if self.own_words_only {

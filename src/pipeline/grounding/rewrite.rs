@@ -44,7 +44,13 @@ pub fn speaker_words() -> impl Iterator<Item = &'static str> {
 /// Whether a (lower-case) word is the first person, singular or plural:
 /// the speaker's own words.
 pub fn is_first_person(w: &str) -> bool {
-    SINGULAR.contains(&w) || PLURAL.contains(&w)
+    is_first_person_singular(w) || PLURAL.contains(&w)
+}
+
+/// Whether a (lower-case) word is the first person singular ("I'll",
+/// "myself"): a speaker's own voice, never a summary's.
+pub fn is_first_person_singular(w: &str) -> bool {
+    SINGULAR.contains(&w)
 }
 
 /// Whether a (lower-case) word is the second person.

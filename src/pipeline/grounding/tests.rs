@@ -460,3 +460,19 @@ fn a_summary_sentence_reports_what_was_said_instead_of_saying_it_again() {
     // assistant's) the sentence is not held to it.
     assert_eq!(Acceptance::new(&[chat], &[], &[], None).fault(to), None);
 }
+
+#[test]
+fn a_summary_sentence_in_the_speakers_first_person_fails_in_every_form() {
+    let turn = "User: I'll run restic check myself after the backup.\nAssistant: Good, then prune weekly.";
+    let a = Acceptance::new(&[turn], &[], &[], None);
+    for first in [
+        "I'll run restic check after the backup.",
+        "The user will run restic check myself after the backup.",
+        "I run restic check after the backup.",
+        "My backup is checked with restic check.",
+    ] {
+        let why = a.fault(first).unwrap_or_else(|| panic!("kept: {first}"));
+        assert!(why.contains("not in the third person"), "{first}: {why}");
+    }
+    assert_eq!(a.fault("The user will run restic check after the backup; the assistant says to prune weekly."), None);
+}
