@@ -80,8 +80,12 @@ def stems(text):
 
 
 def greets(user):
-    j = " " + " ".join(words(user)) + " "
-    return any(j.startswith(f" {g} ") for g in GREETINGS)
+    """A greeting opens the message, after a speaker's label on its first
+    line ("Caroline: Hey Mel!"); whole words as written ("hello.c" is none)."""
+    first = (user.strip().splitlines() or [""])[0]
+    said = named_speaker(first)[1] if named_speaker(first) else user
+    toks = [re.sub(r"^[\W_]+|[\W_]+$", "", t).lower() for t in said.split()[:2]]
+    return any(g.split() == toks[:len(g.split())] for g in GREETINGS)
 
 
 def announces(user):
@@ -401,6 +405,20 @@ def main():
             h = r[n]
             print(f"  {n}: F1 {h['F1']:.3f} Pk {h['Pk']:.3f} WD {h['WD']:.3f}, {h['seg10']:.2f} segments / 10 turns, "
                   f"{100 * h['one']:.0f}% one-turn, shortfall {shortfall(n, h):.3f}")
+    # LoCoMo's sessions as one session (a user who keeps one session for
+    # days): each session start is a change of conversation, the only
+    # boundaries known there (the topics inside a session have no labels).
+    stream = {"turns": [t for it in sets["locomo"] for t in it["turns"]], "bounds": None}
+    starts = list(itertools.accumulate(len(it["turns"]) for it in sets["locomo"][:-1]))
+    d = prepare(stream, vec)
+    print(f"\nLoCoMo conv-26 as one session ({d['n']} turns, {len(starts)} session starts, {sum(d['greet'])} gaps that greet):")
+    for label, p in [("the defaults", DEFAULTS), ("without the greeting rule", {**DEFAULTS, "greet": False})]:
+        hyp = decide(d, p)
+        s = sg.Score()
+        s.add(d["n"], None, hyp)
+        seg10, one = s.density()
+        print(f"  {label}: {len(set(hyp) & set(starts))} of {len(starts)} session starts cut, {len(hyp)} cuts, "
+              f"{seg10:.2f} segments / 10 turns, {100 * one:.0f}% one-turn")
     if a.live:
         defaults = DEFAULTS
         print(f"\nlive every-turn mode, lookahead {a.lookahead}, the defaults {defaults}:")

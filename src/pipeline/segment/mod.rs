@@ -166,19 +166,26 @@ pub fn announces_topic(user: &str) -> bool {
     let words = crate::text::words(user);
     says_any(&words, NEW_TOPIC_PHRASES)
         || words.windows(2).any(|w| NEW_TOPIC_ADJ.contains(&w[0].as_str()) && NEW_TOPIC_NOUN.contains(&w[1].as_str()))
-        || opens_with_greeting(&words)
+        || greets(user)
 }
 
 /// Whether the user's message opens with a greeting ("Hi", "Hello there",
-/// "Good morning"): it opens a conversation, so it answers no question
-/// of the assistant's and needs no content word to start a segment.
+/// "Good morning"), after a speaker's label where its first line has one
+/// ("Caroline: Hey Mel!"): it opens a conversation, so it answers no
+/// question of the assistant's and needs no content word to start a segment.
 pub fn greets(user: &str) -> bool {
-    opens_with_greeting(&crate::text::words(user))
-}
-
-fn opens_with_greeting(words: &[String]) -> bool {
-    let joined = format!(" {} ", words.join(" "));
-    GREETINGS.iter().any(|g| joined.starts_with(&format!(" {g} ")))
+    let first = user.trim_start().lines().next().unwrap_or("");
+    let said = crate::pipeline::digest::named_speaker(first).map_or(user, |(_, rest)| rest);
+    // Whole words as written: "hello.c" is a file, not "hello".
+    let first: Vec<String> = said
+        .split_whitespace()
+        .take(2)
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .collect();
+    GREETINGS.iter().any(|g| {
+        let greeting: Vec<&str> = g.split(' ').collect();
+        first.len() >= greeting.len() && greeting.iter().zip(&first).all(|(a, b)| a == b)
+    })
 }
 
 /// Phrases that close a conversation. A farewell refers to the talk that

@@ -74,6 +74,23 @@ fn cues_in_the_users_words() {
 }
 
 #[test]
+fn a_greeting_is_read_after_the_speakers_label() {
+    holds_for(
+        greets,
+        &[
+            "Hi, I need help with my passport renewal.",
+            "Caroline: Hey Mel! Long time no talk.",
+            "Jon: Good morning, Gina! How was the trip?",
+        ],
+        &[
+            "Caroline: I said hi to the new neighbours.",
+            "Error: hello.c does not compile",
+            "Then hello again, old bug.",
+        ],
+    );
+}
+
+#[test]
 fn questions_and_answers() {
     holds_for(
         is_question,
