@@ -28,6 +28,7 @@ import itertools
 import json
 import math
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -41,7 +42,7 @@ import segmentation as sg  # noqa: E402
 PROG = "segmentation_lodo"
 SRC = os.path.join(bl.ROOT, "src")
 WINDOW, CONTEXT, SIMILARITY_WEIGHT, RELATIVE, DEPTH_WEIGHT, RECENT = 2, 10, 2.0, 0.75, 2.5, 2
-LONG_WINDOW, LONG_DEPTH_WEIGHT, LONG_KNOWN = 6, 6.0, 2
+LONG_WINDOW, LONG_DEPTH_WEIGHT, LONG_KNOWN, GREETING_HABIT = 6, 6.0, 2, 3
 
 
 def rust_strings(path, name):
@@ -79,13 +80,23 @@ def stems(text):
     return {w[:5] for w in words(text) if len(w) >= 3 and w not in STOP}
 
 
-def greets(user):
-    """A greeting opens the message, after a speaker's label on its first
-    line ("Caroline: Hey Mel!"); whole words as written ("hello.c" is none)."""
+def greeting_of(user):
+    """The greeting that opens the message, after a speaker's label on its
+    first line ("Caroline: Hey Mel!"); whole words as written ("hello.c" is
+    none)."""
     first = (user.strip().splitlines() or [""])[0]
     said = named_speaker(first)[1] if named_speaker(first) else user
     toks = [re.sub(r"^[\W_]+|[\W_]+$", "", t).lower() for t in said.split()[:2]]
-    return any(g.split() == toks[:len(g.split())] for g in GREETINGS)
+    return next((g for g in GREETINGS if g.split() == toks[:len(g.split())]), None)
+
+
+def greets(user):
+    return greeting_of(user) is not None
+
+
+def salutes(user):
+    """A greeting that opens a conversation: not "hey" (segment::ATTENTION)."""
+    return greeting_of(user) not in (None, "hey")
 
 
 def announces(user):
@@ -212,7 +223,8 @@ def prepare(item, vec):
         answers = turns[j - 1][1].strip().endswith("?") and not is_question(u) and not g and not c
         opens[j] = (g or c or substance(u, names)) and not closes(u) and not answers
         cue[j] = c
-        greet[j] = g
+        # A salutation of a user who did not greet in the GREETING_HABIT turns before.
+        greet[j] = salutes(u) and not any(greets(t[0]) for t in turns[max(0, j - GREETING_HABIT):j])
         asks[j] = opens[j] and is_question(u)
     return dict(n=n, bounds=item["bounds"], id=item.get("id", ""), sims=sims, lex=lex, depth=depth, long_depth=long_depth, adj=adj, novelty=novelty, opens=opens, cue=cue, asks=asks, greet=greet)
 
@@ -411,7 +423,7 @@ def main():
     stream = {"turns": [t for it in sets["locomo"] for t in it["turns"]], "bounds": None}
     starts = list(itertools.accumulate(len(it["turns"]) for it in sets["locomo"][:-1]))
     d = prepare(stream, vec)
-    print(f"\nLoCoMo conv-26 as one session ({d['n']} turns, {len(starts)} session starts, {sum(d['greet'])} gaps that greet):")
+    print(f"\nLoCoMo conv-26 as one session ({d['n']} turns, {len(starts)} session starts, {sum(d['greet'])} gaps that open a conversation with a salutation):")
     for label, p in [("the defaults", DEFAULTS), ("without the greeting rule", {**DEFAULTS, "greet": False})]:
         hyp = decide(d, p)
         s = sg.Score()
@@ -419,6 +431,21 @@ def main():
         seg10, one = s.density()
         print(f"  {label}: {len(set(hyp) & set(starts))} of {len(starts)} session starts cut, {len(hyp)} cuts, "
               f"{seg10:.2f} segments / 10 turns, {100 * one:.0f}% one-turn")
+    # Users who greet by habit: the agent sessions with "Hi, " or "Hey, "
+    # before a fifth of their later turns (seeded) or before every one.
+    # A greeting of theirs must not cut their sessions into pieces.
+    print("\nagent sessions whose user greets by habit (F1 · Pk; the sessions as written: "
+          f"{score(data['agents'], DEFAULTS)['F1']:.3f} · {score(data['agents'], DEFAULTS)['Pk']:.3f}):")
+    for hello, share in [("Hi, ", 0.2), ("Hi, ", 1.0), ("Hey, ", 0.2), ("Hey, ", 1.0)]:
+        rnd = random.Random(1)
+        items = [{**it, "turns": [((hello + u) if i > 0 and rnd.random() < share else u, x) for i, (u, x) in enumerate(it["turns"])]}
+                 for it in sets["agents"]]
+        vec.update(embed(a.bin, [flat(u, x) for it in items for u, x in it["turns"]], a.cache))
+        cells = []
+        for label, p in [("the defaults", DEFAULTS), ("without the greeting rule", {**DEFAULTS, "greet": False})]:
+            h = score([prepare(it, vec) for it in items], p)
+            cells.append(f"{label} {h['F1']:.3f} · {h['Pk']:.3f}")
+        print(f"  {hello!r} before {share:.0%} of the later turns: " + ", ".join(cells))
     if a.live:
         defaults = DEFAULTS
         print(f"\nlive every-turn mode, lookahead {a.lookahead}, the defaults {defaults}:")

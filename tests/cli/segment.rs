@@ -129,7 +129,7 @@ fn a_backlog_folds_one_segment_per_call_when_the_segmenter_decides_alone() {
 }
 
 #[test]
-fn a_conversation_that_opens_with_a_greeting_starts_a_segment_and_verbose_says_so() {
+fn a_conversation_that_opens_with_a_salutation_starts_a_segment_and_verbose_says_so() {
     // Two conversations with a public office in one session, the second
     // opening with "Hello": the greeting is held to the floor alone.
     let server = FakeServer::fixed("Nothing.");
@@ -150,10 +150,14 @@ fn a_conversation_that_opens_with_a_greeting_starts_a_segment_and_verbose_says_s
     let line = |turn: usize| {
         r.stderr.lines().find(|l| l.contains(&format!("session 1 turn {turn}: topic signal"))).unwrap_or("")
     };
-    assert!(line(4).contains("greets (the floor alone) yes") && line(4).contains("-> new segment"), "{}", r.stderr);
+    assert!(
+        line(4).contains("opens a conversation (the floor alone) yes") && line(4).contains("-> new segment"),
+        "{}",
+        r.stderr
+    );
     for turn in [2, 3, 5, 6] {
         assert!(
-            line(turn).contains("greets (the floor alone) no") && line(turn).contains("-> continues ("),
+            line(turn).contains("opens a conversation (the floor alone) no") && line(turn).contains("-> continues ("),
             "turn {turn}: {}",
             r.stderr
         );

@@ -137,7 +137,7 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
         }
         if opts.verbose {
             eprintln!(
-                "ragger: segmenter: session {} turn {}: topic signal {:.3} (threshold {:.3}: floor {:.3}, {} x the strongest around {:.3}; overwhelming at {:.3}, counted {:.3}) = {} x depth {:.3} + {} x long depth {:.3} + 2 x (1 - block cosine {:.3}) + lexical weight x novelty {:.3} + {} x (1 - adjacent turns' cosine {:.3}) + {} x the user's new words {:.3} + cue {:.2} + own question {:.2} + pause {:.3}; substance {}, answers the assistant {}, greets (the floor alone) {}, running segment {} turn(s) (min {}) -> {}",
+                "ragger: segmenter: session {} turn {}: topic signal {:.3} (threshold {:.3}: floor {:.3}, {} x the strongest around {:.3}; overwhelming at {:.3}, counted {:.3}) = {} x depth {:.3} + {} x long depth {:.3} + 2 x (1 - block cosine {:.3}) + lexical weight x novelty {:.3} + {} x (1 - adjacent turns' cosine {:.3}) + {} x the user's new words {:.3} + cue {:.2} + own question {:.2} + pause {:.3}; substance {}, answers the assistant {}, opens a conversation (the floor alone) {}, running segment {} turn(s) (min {}) -> {}",
                 head.sid,
                 head.views[j].id,
                 score.signal,
@@ -162,7 +162,7 @@ fn segment_head(store: &mut Store, slot: &mut ModelSlot<'_>, opts: &PassOptions,
                 score.pause,
                 if score.substance { "yes" } else { "no" },
                 if score.answers { "yes" } else { "no" },
-                if score.greets { "yes" } else { "no" },
+                if score.opens_conversation { "yes" } else { "no" },
                 running,
                 seg.min_turns,
                 verdict.map_or("starts a segment (forced)", |v| v.why())

@@ -152,6 +152,10 @@ const NEW_TOPIC_PHRASES: &[&str] = &[
 ];
 /// First words that greet: a message that opens with one opens a conversation.
 const GREETINGS: &[&str] = &["hi", "hello", "hey", "greetings", "good morning", "good afternoon", "good evening"];
+/// The greeting that is also how a speaker calls for attention inside a
+/// conversation ("Hey, the build broke again"): a cue, but it does not
+/// open a conversation by itself (see [`salutes`]).
+const ATTENTION: &str = "hey";
 /// First words of a question that has no question mark.
 const QUESTION_OPENERS: &[&str] = &[
     "what", "how", "why", "when", "where", "who", "which", "can", "could", "do", "does", "is", "are", "will", "would",
@@ -174,6 +178,17 @@ pub fn announces_topic(user: &str) -> bool {
 /// ("Caroline: Hey Mel!"): it opens a conversation, so it answers no
 /// question of the assistant's and needs no content word to start a segment.
 pub fn greets(user: &str) -> bool {
+    greeting_of(user).is_some()
+}
+
+/// Whether the user's message opens with a salutation ("Hi", "Hello",
+/// "Good morning"; not "Hey"): what opens a new conversation.
+pub fn salutes(user: &str) -> bool {
+    greeting_of(user).is_some_and(|g| g != ATTENTION)
+}
+
+/// The greeting the user's message opens with, if any.
+fn greeting_of(user: &str) -> Option<&'static str> {
     let first = user.trim_start().lines().next().unwrap_or("");
     let said = crate::pipeline::digest::named_speaker(first).map_or(user, |(_, rest)| rest);
     // Whole words as written: "hello.c" is a file, not "hello".
@@ -182,7 +197,7 @@ pub fn greets(user: &str) -> bool {
         .take(2)
         .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
         .collect();
-    GREETINGS.iter().any(|g| {
+    GREETINGS.iter().copied().find(|g| {
         let greeting: Vec<&str> = g.split(' ').collect();
         first.len() >= greeting.len() && greeting.iter().zip(&first).all(|(a, b)| a == b)
     })

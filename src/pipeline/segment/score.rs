@@ -52,9 +52,12 @@
 //!   is no shift);
 //! - the running segment has at least `segment_min_turns` turns.
 //!
-//! A message that opens with a greeting ("Hi, I'm looking for …") starts a
-//! conversation: it needs the floor alone, not the share of the shifts
-//! around it nor the minimum length (people do not greet inside one).
+//! A message that opens with a salutation ("Hi, I'm looking for …") starts
+//! a conversation: it needs the floor alone, not the share of the shifts
+//! around it nor the minimum length (people do not greet inside one). Not
+//! "Hey", which also calls for attention inside a conversation ("Hey, the
+//! build broke again"), and not a greeting of a user who greeted in one of
+//! the [`GREETING_HABIT`] turns before: that user greets by habit.
 //!
 //! An overwhelming shift (signal at least `segment_strong`, the long depth
 //! counted only once [`LONG_KNOWN`] turns from the gap on are known) needs
@@ -71,7 +74,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{announces_topic, closes, cosine, greets, is_question, Settings, TurnView};
+use super::{announces_topic, closes, cosine, greets, is_question, salutes, Settings, TurnView};
 
 /// Turns on each side of a gap that are averaged (the TextTiling block).
 pub const WINDOW: usize = 2;
@@ -103,6 +106,9 @@ pub const ADJACENT_WEIGHT: f32 = 1.0;
 pub const NOVELTY_WEIGHT: f32 = 0.6;
 /// Turns before a gap whose words a user's words are measured against.
 const RECENT: usize = 2;
+/// A user who greeted in one of this many turns before greets by habit:
+/// the greeting opens no conversation.
+pub const GREETING_HABIT: usize = 3;
 
 /// Words that acknowledge or agree and say nothing about a topic.
 const ACKNOWLEDGEMENTS: &[&str] = &[
@@ -217,9 +223,11 @@ pub struct Score {
     /// Whether the user's message has a word of substance, announces a
     /// topic or greets, and is no farewell.
     pub substance: bool,
-    /// Whether the user's message opens with a greeting: a conversation
-    /// that starts is judged against the floor alone (see [`judge`]).
-    pub greets: bool,
+    /// Whether the user's message opens a conversation: it opens with a
+    /// salutation ("Hi", "Hello"; not "Hey") and the user did not greet in
+    /// the [`GREETING_HABIT`] turns before. Judged against the floor alone
+    /// (see [`judge`]).
+    pub opens_conversation: bool,
 }
 
 /// What the rule made of a gap, given the turns of the running segment.
@@ -270,7 +278,7 @@ impl Score {
         }
         // An overwhelming shift is exempt from the minimum length only: it
         // is still judged against the session around it.
-        if running < min_turns && self.overwhelming() < self.strong && !self.greets {
+        if running < min_turns && self.overwhelming() < self.strong && !self.opens_conversation {
             return Verdict::TooShort;
         }
         Verdict::NewSegment
@@ -345,6 +353,7 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     let words: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.text.as_str()])).collect();
     let users: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.user.as_str()])).collect();
     let speakers = speakers(turns);
+    let greeted: Vec<bool> = turns.iter().map(|t| greets(&t.user)).collect();
     let mut out: Vec<Option<Score>> = vec![None];
     for i in 1..n {
         let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));
@@ -355,7 +364,7 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
         let novelty = user_novelty(&users[i], &words[i.saturating_sub(RECENT)..i]);
         // A greeting opens a conversation: it answers nothing and needs no
         // word of substance (sessions that join conversations start one with "hi").
-        let greeting = greets(&turns[i].user);
+        let greeting = greeted[i];
         let announced = announces_topic(&turns[i].user);
         let answers = turns[i - 1].reply_asks && !is_question(&turns[i].user) && !greeting && !announced;
         let gap = (turns[i].at - turns[i - 1].at).max(0) as f32;
@@ -393,7 +402,8 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
             answers,
             substance,
             long_known: n - i >= LONG_KNOWN,
-            greets: greeting,
+            opens_conversation: salutes(&turns[i].user)
+                && !greeted[i.saturating_sub(GREETING_HABIT)..i].contains(&true),
             ..Score::default()
         }));
     }
@@ -404,13 +414,13 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
         let strongest = (lo..=hi).map(|j| &scored[j - 1]).filter(|o| o.opens()).map(|o| o.signal).fold(0.0, f32::max);
         let sc = slot.as_mut().expect("every gap is scored");
         sc.strongest = strongest;
-        // A greeting ("Hi, I need …") opens a new conversation: beside the
+        // A salutation ("Hi, I need …") opens a new conversation: beside the
         // floor it needs no share of the shifts around it, and it may end a
         // short segment. Inside a conversation people do not greet (7 of
         // the 7,405 user turns of SuperDialseg's dialogues past their
         // first, none of TIAGE's); where conversations are joined, a
         // quarter of the joins open with one.
-        sc.threshold = if sc.greets { s.floor } else { s.floor.max(RELATIVE * strongest) };
+        sc.threshold = if sc.opens_conversation { s.floor } else { s.floor.max(RELATIVE * strongest) };
     }
     Some(out)
 }

@@ -88,6 +88,12 @@ fn a_greeting_is_read_after_the_speakers_label() {
             "Then hello again, old bug.",
         ],
     );
+    // "Hey" greets but, calling for attention as often, opens no conversation.
+    holds_for(
+        salutes,
+        &["Hello, I need help.", "Jon: Good morning, Gina!"],
+        &["Hey, the build broke again.", "Caroline: Hey Mel!", "hello.c fails"],
+    );
 }
 
 #[test]
@@ -578,12 +584,12 @@ fn the_signal_is_the_sum_that_verbose_explains() {
 }
 
 #[test]
-fn a_greeting_opens_a_conversation_beside_stronger_shifts_and_after_a_short_segment() {
+fn a_salutation_opens_a_conversation_beside_stronger_shifts_and_after_a_short_segment() {
     let s = settings();
-    // The rule: a greeting is held to the floor alone, and to no minimum length.
+    // The rule: a salutation is held to the floor alone, and to no minimum length.
     let sc = Score { signal: 3.6, threshold: 3.4, strong: 4.6, substance: true, ..Score::default() };
     assert_eq!(sc.verdict(1, s.min_turns), Verdict::TooShort);
-    assert_eq!(Score { greets: true, ..sc }.verdict(1, s.min_turns), Verdict::NewSegment);
+    assert_eq!(Score { opens_conversation: true, ..sc }.verdict(1, s.min_turns), Verdict::NewSegment);
 
     // judge(): beside the change to bread, the milder change to offsite
     // copies is held back; opened with a greeting, it starts a conversation.
@@ -603,14 +609,25 @@ fn a_greeting_opens_a_conversation_beside_stronger_shifts_and_after_a_short_segm
     let turns = session(&talk);
     let judged = judge(&turns, &s).unwrap();
     let hi = judged[3].unwrap();
-    assert!(hi.greets && hi.threshold == s.floor, "{hi:?}");
+    assert!(hi.opens_conversation && hi.threshold == s.floor, "{hi:?}");
     assert!(hi.signal >= s.floor && hi.signal < RELATIVE * hi.strongest, "without the rule it is held back: {hi:?}");
     assert_eq!(boundaries(&turns, &s), [3, 6], "{judged:?}");
+    // "Hey" also calls for attention inside a conversation: a cue only.
+    talk[3].0 = "Hey! restic offsite copy to cloud storage";
+    let hey = judge(&session(&talk), &s).unwrap()[3].unwrap();
+    assert!(greets(talk[3].0) && !hey.opens_conversation && hey.threshold > s.floor, "{hey:?}");
+    assert_eq!(boundaries(&session(&talk), &s), [6]);
+    // A user who greeted in one of the turns just before greets by habit.
+    talk[3].0 = "Hi! restic offsite copy to cloud storage";
+    talk[1].0 = "Hi, restic backup repository encrypted";
+    let habit = judge(&session(&talk), &s).unwrap()[3].unwrap();
+    assert!(!habit.opens_conversation, "{habit:?}");
+    assert_eq!(boundaries(&session(&talk), &s), [6]);
     // Below the floor a greeting starts nothing ("hi" to the same conversation).
     let mut same = vec![("restic backup of /srv every night", &BACKUP[..]); 6];
     same[3].0 = "hello, restic backup of /srv every night";
     let judged = judge(&session(&same), &s).unwrap();
-    assert!(judged[3].unwrap().greets && judged[3].unwrap().signal < s.floor, "{judged:?}");
+    assert!(judged[3].unwrap().opens_conversation && judged[3].unwrap().signal < s.floor, "{judged:?}");
     assert_eq!(boundaries(&session(&same), &s), Vec::<usize>::new());
     // After two turns a greeting still opens one (no minimum length):
     // bread, two turns, then "Hello" and taxes, read close to the bread.
