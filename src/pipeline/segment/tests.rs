@@ -42,6 +42,19 @@ fn boundaries(turns: &[TurnView], s: &Settings) -> Vec<usize> {
 const BACKUP: [f32; 3] = [1.0, 0.0, 0.0];
 const BREAD: [f32; 3] = [0.0, 1.0, 0.0];
 const TAXES: [f32; 3] = [0.0, 0.0, 1.0];
+const OFFSITE: [f32; 3] = [0.5, 0.0, 0.87];
+
+/// Three turns on backups, then three on offsite copies: a mild change.
+fn backups_then_offsite() -> Vec<(&'static str, &'static [f32])> {
+    vec![
+        ("restic backup of /srv every night", &BACKUP[..]),
+        ("restic backup repository encrypted", &BACKUP[..]),
+        ("restic backup check weekly", &BACKUP[..]),
+        ("restic offsite copy to cloud storage", &OFFSITE[..]),
+        ("restic offsite copy rotation", &OFFSITE[..]),
+        ("restic offsite copy schedule", &OFFSITE[..]),
+    ]
+}
 
 /// Checks that `test` holds for every text in `yes` and for none in `no`.
 #[track_caller]
@@ -304,16 +317,8 @@ fn the_threshold_adapts_to_the_sessions_own_signal() {
 
     // judge() sets the threshold from the gaps around that could open a
     // segment: the strongest of them (filler excluded).
-    let offsite = [0.5, 0.0, 0.87];
-    let calm = [
-        ("restic backup of /srv every night", &BACKUP[..]),
-        ("restic backup repository encrypted", &BACKUP[..]),
-        ("restic backup check weekly", &BACKUP[..]),
-        ("restic offsite copy to cloud storage", &offsite[..]),
-        ("restic offsite copy rotation", &offsite[..]),
-        ("restic offsite copy schedule", &offsite[..]),
-    ];
-    let mut all = calm.to_vec();
+    let calm = backups_then_offsite();
+    let mut all = calm.clone();
     all.extend([
         ("why does my sourdough bread come out dense?", &BREAD[..]),
         ("sourdough bread hydration", &BREAD[..]),
@@ -593,17 +598,11 @@ fn a_salutation_opens_a_conversation_beside_stronger_shifts_and_after_a_short_se
 
     // judge(): beside the change to bread, the milder change to offsite
     // copies is held back; opened with a greeting, it starts a conversation.
-    let offsite = [0.5, 0.0, 0.87];
-    let mut talk = vec![
-        ("restic backup of /srv every night", &BACKUP[..]),
-        ("restic backup repository encrypted", &BACKUP[..]),
-        ("restic backup check weekly", &BACKUP[..]),
-        ("restic offsite copy to cloud storage", &offsite[..]),
-        ("restic offsite copy rotation", &offsite[..]),
-        ("restic offsite copy schedule", &offsite[..]),
+    let mut talk = backups_then_offsite();
+    talk.extend([
         ("why does my sourdough bread come out dense?", &BREAD[..]),
         ("sourdough bread hydration", &BREAD[..]),
-    ];
+    ]);
     assert_eq!(boundaries(&session(&talk), &s), [6]);
     talk[3].0 = "Hi! restic offsite copy to cloud storage";
     let turns = session(&talk);
