@@ -189,8 +189,8 @@ pub fn salutes(user: &str) -> bool {
 
 /// The greeting the user's message opens with, if any.
 fn greeting_of(user: &str) -> Option<&'static str> {
-    let first = user.trim_start().lines().next().unwrap_or("");
-    let said = crate::pipeline::digest::named_speaker(first).map_or(user, |(_, rest)| rest);
+    let line = user.trim_start().lines().next().unwrap_or("");
+    let said = crate::pipeline::digest::named_speaker(line).map_or(user, |(_, rest)| rest);
     // Whole words as written: "hello.c" is a file, not "hello".
     let first: Vec<String> = said
         .split_whitespace()
