@@ -166,7 +166,10 @@ fn summarize_turn(
             &std::iter::once(item.user.as_str()).chain(ctx.before.as_deref()).collect::<Vec<_>>(),
             &item.assistant,
         )
-        .max_words(digest::L2_MAX_WORDS),
+        .max_words(digest::L2_MAX_WORDS)
+        // An L2 reports the turn as a summary does: not "We found these
+        // lovely flowers in our field" nor "…her painting … to you".
+        .reported(&sources),
     );
     let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
     let t = opts.summaries.temperature;
@@ -382,6 +385,33 @@ mod tests {
         assert_eq!((origin, reply.text.as_str()), ("model", digest::clip_words(kept, digest::L2_MAX_WORDS).as_str()));
         assert_eq!(grounding::outcome_words_needed(2), 1);
         assert_eq!(grounding::outcome_words_needed(11), 3);
+    }
+
+    #[test]
+    fn a_reply_that_speaks_as_or_to_the_speakers_is_refused() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let chat = L2Item {
+            id: 5,
+            user: "Melanie: We went to the field last weekend. Look at these flowers!".into(),
+            assistant: "Caroline: They're lovely! Did you find them in your field of purple leaves?".into(),
+            attempts: 0,
+            previous: None,
+        };
+        // SmolLM2-135M's replies of LoCoMo turns of this kind: every word
+        // the turn's, but spoken as a speaker ("we", "our"), to one ("you",
+        // "your"), or as a line of the chat with its label.
+        for said in [
+            "We found these lovely flowers in our field of purple leaves.",
+            "Melanie shared the flowers she found in the field with you.",
+            "Caroline: They're lovely flowers in the field of purple leaves.",
+        ] {
+            let (reply, origin) = summarize_turn(&Fixed::new(said), &chat, &opts).unwrap();
+            assert_eq!(origin, "extractive", "{said:?} was kept as {:?}", reply.text);
+        }
+        // Told of them, the same facts are the model's L2.
+        let told = "Melanie shared the flowers found in the field last weekend; Caroline called them lovely.";
+        let (reply, origin) = summarize_turn(&Fixed::new(told), &chat, &opts).unwrap();
+        assert_eq!((origin, reply.text.as_str()), ("model", told));
     }
 
     #[test]
