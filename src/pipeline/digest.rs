@@ -183,6 +183,50 @@ pub fn is_statement(sentence: &str) -> bool {
     !sentence.trim_end().ends_with('?') && !is_filler(sentence) && !is_reaction(sentence)
 }
 
+/// Words that announce a new subject: "different question", "another
+/// thing", "by the way" (the segmenter's cue, [`without_announcement`]'s cut).
+pub const NEW_TOPIC_ADJ: &[&str] = &["different", "another", "unrelated", "new", "separate", "other"];
+pub const NEW_TOPIC_NOUN: &[&str] = &["question", "topic", "subject", "thing", "issue"];
+pub const NEW_TOPIC_PHRASES: &[&str] = &[
+    "change of topic",
+    "change the topic",
+    "change of subject",
+    "change the subject",
+    "switching gears",
+    "switching topics",
+    "on another note",
+    "by the way",
+    "something else",
+    "btw",
+];
+
+/// `text` without the words before it that only announce a new subject
+/// ("Different question: my bread comes out dense", "By the way, the CI
+/// job …", "Another thing - …"): they tell the segmenter that the subject
+/// changed; a summary of the subject has no use for them. Only a whole
+/// announcement set off by a colon, comma or dash is left out ("Another
+/// question about restic: …" keeps its "restic").
+pub fn without_announcement(text: &str) -> &str {
+    let t = text.trim_start();
+    let cut = [": ", ", ", " - ", " — "].iter().filter_map(|sep| t.find(sep).map(|at| (at, sep.len()))).min();
+    let Some((at, len)) = cut else { return t };
+    let mut head = crate::text::words(&t[..at]);
+    if head.first().is_some_and(|w| ["a", "an", "one", "and", "also", "ok", "okay"].contains(&w.as_str())) {
+        head.remove(0);
+    }
+    let announces = match head.as_slice() {
+        [adj, noun] if NEW_TOPIC_ADJ.contains(&adj.as_str()) && NEW_TOPIC_NOUN.contains(&noun.as_str()) => true,
+        [more, noun] if more == "more" && NEW_TOPIC_NOUN.contains(&noun.as_str()) => true,
+        _ => NEW_TOPIC_PHRASES.contains(&head.join(" ").as_str()),
+    };
+    let rest = t[at + len..].trim_start();
+    if announces && !rest.is_empty() {
+        rest
+    } else {
+        t
+    }
+}
+
 /// A capitalised word of letters ("Caroline", "Mel"), not an acronym.
 fn is_plain_name(t: &str) -> bool {
     let mut chars = t.chars();
@@ -215,10 +259,14 @@ pub fn named_speaker(line: &str) -> Option<(&str, &str)> {
 }
 
 /// A text with its first letter upper case (a clause that now starts a
-/// sentence).
-fn capitalised(text: &str) -> String {
-    let mut ch = text.chars();
-    ch.next().map(|f| f.to_uppercase().collect::<String>() + ch.as_str()).unwrap_or_default()
+/// sentence), unless its first word is written as code is ("ci.yml now
+/// restores …"): a file named `Ci.yml` is another file, so an identifier
+/// keeps the case it was typed in.
+pub fn capitalised(text: &str) -> String {
+    match text.split_whitespace().next() {
+        Some(first) if crate::pipeline::grounding::keeps_its_case(first) => text.to_string(),
+        _ => crate::text::capitalized(text),
+    }
 }
 
 /// Lines without their "Speaker:" label.
@@ -417,7 +465,7 @@ pub fn topic_of(reply: &str) -> Result<String, String> {
 pub fn clauses(note: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     for half in note.split(" — ") {
-        for piece in half.split("; ").flat_map(phrases) {
+        for piece in without_announcement(half).split("; ").flat_map(phrases) {
             let piece = piece.trim();
             // A short interjection ("Caroline: Phew!") is left out, not
             // joined to the clause beside it.
@@ -878,10 +926,51 @@ mod tests {
         // A label that names no one is part of the line; a tool line is no clause.
         assert_eq!(
             turn_clauses(
-                "Different question: my bread comes out dense.\n[tool Bash: restic check --read-data]\n\
+                "Side note: my bread comes out dense.\n[tool Bash: restic check --read-data]\n\
                  [result: no errors were found]\nRun restic check weekly."
             ),
-            vec!["Different question: my bread comes out dense.", "Run restic check weekly."]
+            vec!["Side note: my bread comes out dense.", "Run restic check weekly."]
+        );
+    }
+
+    #[test]
+    fn a_clause_leaves_out_the_words_that_announce_its_subject() {
+        assert_eq!(
+            clauses("Different question: my sourdough bread comes out dense — Usually the starter is too weak."),
+            ["My sourdough bread comes out dense.", "Usually the starter is too weak."]
+        );
+        assert_eq!(
+            turn_clauses("By the way, the CI job takes 11 minutes since last week."),
+            ["The CI job takes 11 minutes since last week."]
+        );
+        assert_eq!(without_announcement("One more thing - pin the Python version"), "pin the Python version");
+        assert_eq!(without_announcement("Another thing: ci.yml needs a fallback"), "ci.yml needs a fallback");
+        // Only a whole announcement: what else the words before the colon
+        // say is kept, and so is a colon that is no announcement's.
+        for kept in [
+            "Another question about restic: can it prune?",
+            "Different: the port is 587",
+            "Caroline: by the way, I got the job",
+            "Different question",
+        ] {
+            assert_eq!(without_announcement(kept), kept);
+        }
+    }
+
+    #[test]
+    fn a_clause_that_starts_with_an_identifier_keeps_its_case() {
+        assert_eq!(
+            clauses("Add the fallback — ci.yml now restores from pip-Linux- when the exact key misses."),
+            ["Add the fallback.", "ci.yml now restores from pip-Linux- when the exact key misses."]
+        );
+        assert_eq!(
+            clauses("ok — --password-file keeps it out of ps output"),
+            ["--password-file keeps it out of ps output."]
+        );
+        assert_eq!(clauses("ok — restic always encrypts the repository"), ["Restic always encrypts the repository."]);
+        assert_eq!(
+            without_repeated_frames(&["The user asked about ci.yml caching.", "The user asked about eBay listings."]),
+            ["The user asked about ci.yml caching.", "eBay listings."]
         );
     }
 

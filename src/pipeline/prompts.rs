@@ -230,7 +230,7 @@ pub fn merge(
             "Running summary:\n{running}\n\n{}:\n{new}\n\n\
 Reply with the updated summary, rewritten to cover both in {}, in the third person; \
 keep what is still current, drop what is not.",
-            capitalize(scope.items()),
+            crate::text::capitalized(scope.items()),
             length(budget_words),
         );
         if ask_verdict {
@@ -250,11 +250,6 @@ keep what is still current, drop what is not.",
 
 fn bullets(items: &[&str]) -> String {
     items.iter().map(|s| format!("- {}", s.trim())).collect::<Vec<_>>().join("\n")
-}
-
-fn capitalize(s: &str) -> String {
-    let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
 
 #[cfg(test)]

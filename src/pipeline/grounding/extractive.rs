@@ -17,7 +17,10 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
         ask = if ask.is_empty() {
             before
         } else {
-            format!("{} ({})", clip_words(&before, 10), ask.trim_end_matches('.'))
+            // The follow-up is said whole ("Do it for the whole codebase"):
+            // the request it follows gives up the words.
+            let room = ASK_WORDS.saturating_sub(ask.split_whitespace().count()).clamp(5, 10);
+            format!("{} ({})", clip_words(&before, room), ask.trim_end_matches('.'))
         };
     }
     let asked: HashSet<String> = words(&ask).iter().map(|w| stem(w)).collect();
@@ -37,7 +40,7 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
             score(a).cmp(&score(b)).then(j.cmp(i))
         })
         .map(|(_, s)| s.to_string());
-    let ask_budget = if answer.is_some() { 14 } else { L2_MAX_WORDS };
+    let ask_budget = if answer.is_some() { ASK_WORDS } else { L2_MAX_WORDS };
     let ask = clip_words(ask.trim(), ask_budget);
     match (ask.is_empty(), answer) {
         (false, Some(a)) => {
@@ -50,6 +53,10 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
         (true, None) => String::new(),
     }
 }
+
+/// The most words of an extractive L2 that go to the request, beside an
+/// answer.
+const ASK_WORDS: usize = 14;
 
 /// A line that records a tool call or its output rather than saying
 /// something: `[tool Bash: …]`, a fence, a shell prompt.
@@ -67,7 +74,11 @@ fn request_sentence(text: &str) -> String {
         .take(3)
         .find(|s| !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !is_reaction(s))
         .or(all.first())
-        .map(|s| s.to_string())
+        .map(|s| match crate::pipeline::digest::without_announcement(s) {
+            // What followed "Different question:" now starts the sentence.
+            rest if rest.len() < s.trim_start().len() => crate::pipeline::digest::capitalised(rest),
+            _ => s.to_string(),
+        })
         .unwrap_or_default()
 }
 
@@ -437,5 +448,24 @@ mod tests {
         let s = extractive_turn("That fixed it.", "Great, glad it works.", Some(user));
         assert!(s.contains("SMTPServerDisconnected") && s.contains("That fixed it"), "{s}");
         assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
+    }
+
+    #[test]
+    fn an_extractive_turn_says_a_follow_up_whole_and_leaves_an_announcement_out() {
+        // The agent session's fourth turn: "(Do it for the whole" was cut.
+        let s = extractive_turn(
+            "Do it for the whole codebase.",
+            "Both now send through django.core.mail.send_mail with the EMAIL_* settings.",
+            Some("Are there other places that open SMTP connections themselves?"),
+        );
+        assert!(s.contains("(Do it for the whole codebase)"), "{s}");
+        assert!(s.contains("SMTP") && s.contains("django.core.mail.send_mail"), "{s}");
+        assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
+        let s = extractive_turn(
+            "Different question: my sourdough bread comes out dense. Why?",
+            "Usually the starter is too weak or the dough is under-proofed.",
+            None,
+        );
+        assert!(s.starts_with("My sourdough bread comes out dense — Usually"), "{s}");
     }
 }

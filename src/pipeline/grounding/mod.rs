@@ -50,7 +50,7 @@ pub use rewrite::{
 pub use settle::{settle, settle_kept};
 pub use sides::Sides;
 use terms::supported;
-pub use terms::{is_empty_term, key_terms, terms};
+pub use terms::{is_empty_term, keeps_its_case, key_terms, terms};
 
 /// Content words of a reply that must come from the sources, at least
 /// (stemmed; a faithful paraphrase of a turn keeps most of its words).

@@ -112,6 +112,15 @@ pub(super) fn is_code_identifier(t: &str) -> bool {
         && (t.starts_with("--") || ["://", "/", "_", "."].iter().any(|p| t.contains(p)))
 }
 
+/// Whether a word is written as code is (`ci.yml`, `--password-file`,
+/// `EMAIL_PORT`, `eBay`): its case is part of it, so a clause that starts
+/// with it keeps it as written rather than capitalised.
+pub fn keeps_its_case(word: &str) -> bool {
+    let t = word.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    let lower_then_upper = t.chars().next().is_some_and(char::is_lowercase) && t.chars().any(char::is_uppercase);
+    is_code_identifier(t) || is_camel(t) || lower_then_upper
+}
+
 fn is_camel(t: &str) -> bool {
     let chars: Vec<char> = t.chars().collect();
     chars.iter().all(|c| c.is_alphanumeric())

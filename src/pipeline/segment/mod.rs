@@ -41,6 +41,7 @@ mod score;
 #[cfg(test)]
 mod tests;
 
+use crate::pipeline::digest::{NEW_TOPIC_ADJ, NEW_TOPIC_NOUN, NEW_TOPIC_PHRASES};
 pub use score::{
     has_substance, has_substance_beside, judge, Score, Verdict, ADJACENT_WEIGHT, CONTEXT, DEPTH_WEIGHT,
     LONG_DEPTH_WEIGHT, LONG_WINDOW, NOVELTY_WEIGHT, REACH, RELATIVE, WINDOW,
@@ -136,20 +137,6 @@ pub fn turn_text(user: &str, assistant: &str) -> String {
     format!("{user}\n{assistant}")
 }
 
-const NEW_TOPIC_ADJ: &[&str] = &["different", "another", "unrelated", "new", "separate", "other"];
-const NEW_TOPIC_NOUN: &[&str] = &["question", "topic", "subject", "thing", "issue"];
-const NEW_TOPIC_PHRASES: &[&str] = &[
-    "change of topic",
-    "change the topic",
-    "change of subject",
-    "change the subject",
-    "switching gears",
-    "switching topics",
-    "on another note",
-    "by the way",
-    "something else",
-    "btw",
-];
 /// First words that greet: a message that opens with one opens a conversation.
 const GREETINGS: &[&str] = &["hi", "hello", "hey", "greetings", "good morning", "good afternoon", "good evening"];
 /// The greeting that is also how a speaker calls for attention inside a
