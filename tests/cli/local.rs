@@ -242,9 +242,13 @@ fn real_model_summaries_stay_within_their_budgets_and_are_not_concatenations() {
             assert!(l3.contains(fact), "the L3 lost {fact:?}: {l3}");
         }
     }
+    // "Different question:" tells that the subject changed; no summary of
+    // the bread keeps it, nor its turn's L2.
+    assert!(!bread.contains("Different question") && !l2s[3].contains("Different question"), "{bread}\n{}", l2s[3]);
     let projects = env.run(&["projects", "--json"]).ok().json();
     let l4 = projects[0]["summary"].as_str().unwrap();
     assert!(words(l4) <= ragger::pipeline::digest::L4_MAX_WORDS, "{l4}");
+    assert!(!l4.contains("Different question"), "{l4}");
     // The project summary is shorter than its segments' summaries, not
     // the two pasted together, and still says something of each.
     assert!(words(l4) < words(&backups) + words(&bread), "{l4}\n---\n{backups}\n---\n{bread}");
