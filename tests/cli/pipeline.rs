@@ -316,15 +316,18 @@ fn a_project_digest_takes_its_whole_backlog_in_one_fold_however_long_it_is() {
         )
         .unwrap();
     assert_eq!((l4s, l3s), (1, topics.len() as i64), "every L3 went into the one L4");
-    let asked = server.chat_requests().iter().filter(|q| q.user().contains("Write its topic")).count();
-    let project_topics = server
+    // The project's topic is asked over all its segments, never over a
+    // part of them (a segment's own topic ask names one). The fake's title
+    // of six topics is longer than a title may be, so it is asked again,
+    // over all of them again.
+    let named: Vec<usize> = server
         .chat_requests()
         .iter()
-        .filter(|q| {
-            q.user().contains("Write its topic") && topics.iter().all(|t| q.user().contains(&format!("[topic:{t}]")))
-        })
-        .count();
-    assert_eq!(project_topics, 1, "the project's topic asked once, over all its segments ({asked} topic asks in all)");
+        .filter(|q| q.user().contains("Write its topic"))
+        .map(|q| topics.iter().filter(|t| q.user().contains(&format!("[topic:{t}]"))).count())
+        .collect();
+    assert!(named.contains(&topics.len()), "the project's topic asked over all its segments: {named:?}");
+    assert!(named.iter().all(|&n| n == 1 || n == topics.len()), "a topic asked over a part of the backlog: {named:?}");
     env.assert_check();
 }
 
