@@ -298,7 +298,19 @@ pub fn clip_words(text: &str, max: usize) -> String {
         return text.trim().to_string();
     }
     let head = &ws[..max];
-    let boundary = (max / 2..max).rev().find(|&i| head[i].ends_with([';', ',']) || head[i] == "—" || head[i] == "-");
+    // Where a part of the text ends: a comma, semicolon or dash, or the
+    // word before "and", "but", "then" when what would be cut off after it
+    // names nothing ("… doubles in 4-6 hours and let the…" keeps "…
+    // doubles in 4-6 hours."; "… and pass it with --password-file so…"
+    // keeps the flag).
+    let names_nothing = |from: usize| crate::pipeline::grounding::terms(&head[from..].join(" ")).is_empty();
+    let ends_part = |i: usize| {
+        head[i].ends_with([';', ','])
+            || head[i] == "—"
+            || head[i] == "-"
+            || (head.get(i + 1).is_some_and(|next| ["and", "but", "then"].contains(next)) && names_nothing(i + 1))
+    };
+    let boundary = (max / 2..max).rev().find(|&i| ends_part(i));
     match boundary {
         Some(i) if head[i] == "—" || head[i] == "-" => format!("{}.", head[..i].join(" ")),
         Some(i) => format!("{}.", head[..=i].join(" ").trim_end_matches([';', ','])),
@@ -1178,6 +1190,25 @@ mod tests {
             assert!(long.contains(w), "{w} added");
         }
         assert_eq!(clip_words("short one.", 30), "short one.");
+    }
+
+    #[test]
+    fn clipping_ends_before_a_joining_word_rather_than_inside_the_part_it_joins() {
+        // The demo's bread answer, clipped to what an L2 had left for it.
+        let answer = "Usually the starter is too weak or the dough is under-proofed; feed the starter until it \
+                      doubles in 4-6 hours and let the dough rise until it grows by half.";
+        assert_eq!(
+            clip_words(answer, 23),
+            "Usually the starter is too weak or the dough is under-proofed; feed the starter until it doubles in 4-6 hours."
+        );
+        // Not where the part it would cut off names something.
+        let flag = "restic always encrypts; keep the password in a root-only file and pass it with --password-file so \
+                    cron can run unattended.";
+        assert!(clip_words(flag, 17).contains("--password-file"), "{}", clip_words(flag, 17));
+        // A later comma still wins: the boundary nearest the limit is taken.
+        assert_eq!(clip_words("a b c and d e f g h, i j k l", 10), "a b c and d e f g h.");
+        // Nothing to end on in the second half: the cut is marked.
+        assert_eq!(clip_words("a b and c d e f g h i j k", 8), "a b and c d e f g…");
     }
 
     #[test]
