@@ -117,8 +117,10 @@ pub(super) fn is_code_identifier(t: &str) -> bool {
 /// with it keeps it as written rather than capitalised.
 pub fn keeps_its_case(word: &str) -> bool {
     let t = word.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    // A word that starts upper case is the same capitalised: only a
+    // lower-case start with a capital after it ("eBay", "sendMail") says so.
     let lower_then_upper = t.chars().next().is_some_and(char::is_lowercase) && t.chars().any(char::is_uppercase);
-    is_code_identifier(t) || is_camel(t) || lower_then_upper
+    is_code_identifier(t) || lower_then_upper
 }
 
 fn is_camel(t: &str) -> bool {

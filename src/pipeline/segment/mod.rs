@@ -141,7 +141,7 @@ pub fn turn_text(user: &str, assistant: &str) -> String {
 const GREETINGS: &[&str] = &["hi", "hello", "hey", "greetings", "good morning", "good afternoon", "good evening"];
 /// The greeting that is also how a speaker calls for attention inside a
 /// conversation ("Hey, the build broke again"): a cue, but it does not
-/// open a conversation by itself (see [`salutes`]).
+/// open a conversation by itself (see [`is_salutation`]).
 const ATTENTION: &str = "hey";
 /// First words of a question that has no question mark.
 const QUESTION_OPENERS: &[&str] = &[
@@ -154,10 +154,16 @@ const QUESTION_OPENERS: &[&str] = &[
 /// Plain word lists, English only: a message in another language simply
 /// has no cue.
 pub fn announces_topic(user: &str) -> bool {
+    announces_subject(user) || greets(user)
+}
+
+/// Whether the user's message names a change of subject ("different
+/// question", "by the way"): [`announces_topic`] without the greeting,
+/// for a caller that has read the greeting already.
+pub(super) fn announces_subject(user: &str) -> bool {
     let words = crate::text::words(user);
     says_any(&words, NEW_TOPIC_PHRASES)
         || words.windows(2).any(|w| NEW_TOPIC_ADJ.contains(&w[0].as_str()) && NEW_TOPIC_NOUN.contains(&w[1].as_str()))
-        || greets(user)
 }
 
 /// Whether the user's message opens with a greeting ("Hi", "Hello there",
@@ -168,10 +174,10 @@ pub fn greets(user: &str) -> bool {
     greeting_of(user).is_some()
 }
 
-/// Whether the user's message opens with a salutation ("Hi", "Hello",
-/// "Good morning"; not "Hey"): what opens a new conversation.
-pub fn salutes(user: &str) -> bool {
-    greeting_of(user).is_some_and(|g| g != ATTENTION)
+/// Whether a greeting is a salutation ("Hi", "Hello", "Good morning"; not
+/// "Hey"): what opens a new conversation.
+fn is_salutation(greeting: Option<&str>) -> bool {
+    greeting.is_some_and(|g| g != ATTENTION)
 }
 
 /// The greeting the user's message opens with, if any.

@@ -74,7 +74,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{announces_topic, closes, cosine, greets, is_question, salutes, Settings, TurnView};
+use super::{announces_subject, closes, cosine, greeting_of, is_question, is_salutation, Settings, TurnView};
 
 /// Turns on each side of a gap that are averaged (the TextTiling block).
 pub const WINDOW: usize = 2;
@@ -353,7 +353,9 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     let words: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.text.as_str()])).collect();
     let users: Vec<HashSet<String>> = turns.iter().map(|t| stems([t.user.as_str()])).collect();
     let speakers = speakers(turns);
-    let greeted: Vec<bool> = turns.iter().map(|t| greets(&t.user)).collect();
+    // Each turn's greeting, read once: it is a cue, what opens a
+    // conversation, and a habit of the turns after it.
+    let greetings: Vec<Option<&str>> = turns.iter().map(|t| greeting_of(&t.user)).collect();
     let mut out: Vec<Option<Score>> = vec![None];
     for i in 1..n {
         let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));
@@ -364,8 +366,8 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
         let novelty = user_novelty(&users[i], &words[i.saturating_sub(RECENT)..i]);
         // A greeting opens a conversation: it answers nothing and needs no
         // word of substance (sessions that join conversations start one with "hi").
-        let greeting = greeted[i];
-        let announced = announces_topic(&turns[i].user);
+        let greeting = greetings[i].is_some();
+        let announced = greeting || announces_subject(&turns[i].user);
         let answers = turns[i - 1].reply_asks && !is_question(&turns[i].user) && !greeting && !announced;
         let gap = (turns[i].at - turns[i - 1].at).max(0) as f32;
         let pause = if s.pause_ms > 0 { s.pause_weight * (gap / s.pause_ms as f32).min(1.0) } else { 0.0 };
@@ -402,8 +404,8 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
             answers,
             substance,
             long_known: n - i >= LONG_KNOWN,
-            opens_conversation: salutes(&turns[i].user)
-                && !greeted[i.saturating_sub(GREETING_HABIT)..i].contains(&true),
+            opens_conversation: is_salutation(greetings[i])
+                && !greetings[i.saturating_sub(GREETING_HABIT)..i].iter().any(Option::is_some),
             ..Score::default()
         }));
     }

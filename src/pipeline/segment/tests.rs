@@ -103,7 +103,7 @@ fn a_greeting_is_read_after_the_speakers_label() {
     );
     // "Hey" greets but, calling for attention as often, opens no conversation.
     holds_for(
-        salutes,
+        |u| is_salutation(greeting_of(u)),
         &["Hello, I need help.", "Jon: Good morning, Gina!"],
         &["Hey, the build broke again.", "Caroline: Hey Mel!", "hello.c fails"],
     );
