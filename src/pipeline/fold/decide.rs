@@ -633,10 +633,17 @@ fn topic_line(
             }
             Err(e) => return Err(e),
         };
-        let topic = digest::topic_of(&reply).and_then(|t| match acceptance.fault(&t) {
-            Some(why) => Err(why),
-            None => Ok(t),
-        });
+        let topic = digest::topic_of(&reply)
+            .and_then(|t| match acceptance.fault(&t) {
+                Some(why) => Err(why),
+                None => Ok(t),
+            })
+            .and_then(|t| match scope {
+                Scope::Session if !names_the_opening(&t, notes[0]) => {
+                    Err("the topic line names nothing the segment opened with".to_string())
+                }
+                _ => Ok(t),
+            });
         asking.record(retry, topic.is_ok());
         match topic {
             Ok(t) => return Ok(Some((t, model.model_id()))),
@@ -647,6 +654,16 @@ fn topic_line(
         eprintln!("ragger: topic line rejected, the digest has none: {}", crate::llm::truncate_for_message(&why, 300));
     }
     Ok(None)
+}
+
+/// Whether a segment's topic line names something its first note does.
+/// The line stands in for that note's request in the digest (which then
+/// opens with the title, not with what was asked), so a title made of
+/// later turns' words alone ("Add a fallback to the Python version, and
+/// it now works" over a segment that opened with "The CI job takes 11
+/// minutes") would lose what the segment was about.
+fn names_the_opening(topic: &str, opening: &str) -> bool {
+    !grounding::content_stems(topic).is_disjoint(&grounding::content_stems(opening))
 }
 
 /// A rewrite is worth less than a note (the clause as said stays in the

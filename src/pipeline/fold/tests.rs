@@ -543,6 +543,27 @@ fn a_topic_line_that_fails_its_check_is_asked_again_then_left_out() {
 }
 
 #[test]
+fn a_topic_line_must_name_something_the_segment_opened_with() {
+    // The title stands in for the opening note's request: one made of the
+    // later notes' words alone would lose what the segment was about. The
+    // same reply is a title where the segment opens with those words.
+    let later_only = "Verify backups weekly";
+    for (notes, sources, want) in [
+        ([NOTE_BACKUP, NOTE_CHECK], [TURN_BACKUP, TURN_CHECK], "Nightly restic backups of /srv: "),
+        ([NOTE_CHECK, NOTE_BACKUP], [TURN_CHECK, TURN_BACKUP], "Verify backups weekly: "),
+    ] {
+        let m = Scripted::new(&[Ok(later_only), Ok("Nightly restic backups of /srv")]);
+        let mut i = input(None, &notes, 0);
+        i.sources = &sources;
+        i.by_model = &[true, true];
+        match decide(Some(&m), &digest_opts(), &i).unwrap() {
+            Decision::Start { content, .. } => assert!(content.starts_with(want), "{content}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_topic_line_decoded_with_the_segments_words_must_join_them_as_the_segment_does() {
     // Every word is the segment's, but "weekly" and "USB disk" are said of
     // different things: refused, then a line that joins its words as the
