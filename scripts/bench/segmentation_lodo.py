@@ -57,9 +57,9 @@ STOP = set(rust_strings("text.rs", "STOP_WORDS"))
 ACK = set(rust_strings("pipeline/segment/score.rs", "ACKNOWLEDGEMENTS"))
 OPENERS = set(rust_strings("pipeline/segment/mod.rs", "QUESTION_OPENERS"))
 GREETINGS = rust_strings("pipeline/segment/mod.rs", "GREETINGS")
-ADJ = set(rust_strings("pipeline/segment/mod.rs", "NEW_TOPIC_ADJ"))
-NOUN = set(rust_strings("pipeline/segment/mod.rs", "NEW_TOPIC_NOUN"))
-PHRASES = rust_strings("pipeline/segment/mod.rs", "NEW_TOPIC_PHRASES")
+ADJ = set(rust_strings("pipeline/digest.rs", "NEW_TOPIC_ADJ"))
+NOUN = set(rust_strings("pipeline/digest.rs", "NEW_TOPIC_NOUN"))
+PHRASES = rust_strings("pipeline/digest.rs", "NEW_TOPIC_PHRASES")
 FAREWELLS = rust_strings("pipeline/segment/mod.rs", "FAREWELLS")
 
 
@@ -126,7 +126,8 @@ def named_speaker(line):
     digest::named_speaker reads it, and the rest of the line."""
     m = LABEL.match(line)
     if m and len(m.group(1).split()) <= 2 and not any(c in m.group(1) for c in "/`") \
-            and all(w[:1].isupper() for w in m.group(1).split()):
+            and all(w[:1].isupper() for w in m.group(1).split()) \
+            and not line[m.end():m.end() + 1].islower():
         return m.group(1), line[m.end():]
     return None
 

@@ -252,10 +252,15 @@ pub fn speaker_label(line: &str) -> Option<(&str, &str)> {
 
 /// A line's label when it names a speaker, every word capitalised
 /// ("Caroline:", "Dr Smith:"), and the rest of the line; not "Different
-/// question:".
+/// question:". What a speaker says starts a sentence, so a colon followed
+/// by a lower-case word is one inside a sentence: "Good: sendtestemail now
+/// reports 1 message sent" is an agent's reply, not Good's words (read as
+/// a label, the command's name was capitalised as a sentence's start).
 pub fn named_speaker(line: &str) -> Option<(&str, &str)> {
-    speaker_label(line)
-        .filter(|(who, _)| who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase)))
+    speaker_label(line).filter(|(who, rest)| {
+        who.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase))
+            && !rest.chars().next().is_some_and(char::is_lowercase)
+    })
 }
 
 /// A text with its first letter upper case (a clause that now starts a
@@ -946,6 +951,18 @@ mod tests {
     }
 
     #[test]
+    fn a_capitalised_word_before_a_colon_inside_a_sentence_is_no_speaker() {
+        // An agent's reply: "Good:" goes on in lower case, so it labels no
+        // one and the command's name keeps its case.
+        let reply = "Good: sendtestemail now reports 1 message sent.";
+        assert_eq!(named_speaker(reply), None);
+        assert_eq!(turn_clauses(reply), vec![reply]);
+        assert_eq!(named_speaker("Caroline: [shares a photo]"), Some(("Caroline", "[shares a photo]")));
+        assert_eq!(named_speaker("Jon: 3 more days to go"), Some(("Jon", "3 more days to go")));
+        assert_eq!(turn_clauses("Melanie: Luna and Oliver!"), vec!["Melanie: Luna and Oliver!"]);
+    }
+
+    #[test]
     fn a_clause_leaves_out_the_words_that_announce_its_subject() {
         assert_eq!(
             clauses("Different question: my sourdough bread comes out dense — Usually the starter is too weak."),
@@ -1082,7 +1099,7 @@ mod tests {
     fn a_speakers_label_is_said_once_for_her_clauses_in_a_row() {
         let clauses: Vec<String> = [
             "Caroline: I joined a new LGBTQ activist group last Tuesday.",
-            "Caroline: we plan events and campaigns.",
+            "Caroline: We plan events and campaigns.",
             "Melanie: We roast marshmallows around the campfire.",
             "She shared a photo of the Perseid meteor shower.",
             "Melanie: The kids loved it.",
