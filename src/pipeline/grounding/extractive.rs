@@ -39,7 +39,7 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
             };
             score(a).cmp(&score(b)).then(j.cmp(i))
         })
-        .map(|(_, s)| s.to_string());
+        .map(|(_, s)| said_by(assistant, s));
     let ask_budget = if answer.is_some() { ASK_WORDS } else { L2_MAX_WORDS };
     let ask = clip_words(ask.trim(), ask_budget);
     match (ask.is_empty(), answer) {
@@ -79,7 +79,22 @@ fn request_sentence(text: &str) -> String {
             rest if rest.len() < s.trim_start().len() => crate::pipeline::digest::capitalised(rest),
             _ => s.to_string(),
         })
+        .map(|s| said_by(text, &s))
         .unwrap_or_default()
+}
+
+/// A sentence of `text` with the label of the line it was said on
+/// ("Melanie: Yesterday I took the kids to the museum."), when that line
+/// names a speaker and the sentence, taken from its middle, does not: a
+/// sentence without a label reads as said by whoever was named before it
+/// (in "Caroline: … — Yesterday I took the kids …", Caroline).
+fn said_by(text: &str, sentence: &str) -> String {
+    use crate::pipeline::digest::named_speaker;
+    let line = text.lines().find(|l| l.contains(sentence.trim_end_matches(['.', '!', '?'])));
+    match line.and_then(named_speaker) {
+        Some((who, _)) if named_speaker(sentence).is_none_or(|(w, _)| w != who) => format!("{who}: {sentence}"),
+        _ => sentence.to_string(),
+    }
 }
 
 fn sentences(text: &str) -> Vec<&str> {
@@ -448,6 +463,24 @@ mod tests {
         let s = extractive_turn("That fixed it.", "Great, glad it works.", Some(user));
         assert!(s.contains("SMTPServerDisconnected") && s.contains("That fixed it"), "{s}");
         assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
+    }
+
+    #[test]
+    fn an_extractive_turn_says_who_said_a_sentence_taken_from_the_middle_of_a_line() {
+        // LoCoMo session 6: the museum was Melanie's, not Caroline's.
+        let s = extractive_turn(
+            "Caroline: Hey Mel! Since our last chat, I've been looking into counseling or mental health work.",
+            "Melanie: That's awesome, Caroline! Congrats on following your dreams. \
+             Yesterday I took the kids to the museum - it was so cool!",
+            None,
+        );
+        assert!(s.starts_with("Caroline: Since our last chat"), "{s}");
+        assert!(s.contains(" — Melanie: Yesterday I took the kids to the museum"), "{s}");
+        assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
+        // A line's first sentence keeps its own label, said once.
+        let s =
+            extractive_turn("Jon: I lost my job at the bank today.", "Gina: Sorry to hear about the bank job!", None);
+        assert_eq!(s.matches("Jon:").count() + s.matches("Gina:").count(), 2, "{s}");
     }
 
     #[test]
