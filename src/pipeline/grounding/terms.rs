@@ -145,7 +145,8 @@ fn is_name(t: &str) -> bool {
 /// appearance, at most `max`: what keyword search must find even when the
 /// prose dropped it.
 pub fn key_terms<'a>(texts: impl IntoIterator<Item = &'a str>, max: usize) -> Vec<String> {
-    let texts: Vec<&str> = texts.into_iter().collect();
+    let owned: Vec<String> = texts.into_iter().map(without_tool_markers).collect();
+    let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
     let mut out: Vec<String> = Vec::new();
     let push = |t: String, out: &mut Vec<String>| {
         if out.len() < max
@@ -186,6 +187,26 @@ pub fn key_terms<'a>(texts: impl IntoIterator<Item = &'a str>, max: usize) -> Ve
         }
     }
     out
+}
+
+/// A text with the markers of its tool lines left out: "[tool Bash: gh
+/// run view 8812]" keeps "gh run view 8812", "[result: Cache not found]"
+/// keeps "Cache not found". The markers are the importer's scaffolding,
+/// said on every tool line: counted as the turns' own words, "tool",
+/// "Bash" and "result" were key terms of every agent session.
+fn without_tool_markers(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let t = line.trim_start();
+            let inner = if t.starts_with("[tool ") {
+                t.split_once(": ").map(|(_, rest)| rest)
+            } else {
+                t.strip_prefix("[result: ")
+            };
+            inner.map_or(line, |rest| rest.strip_suffix(']').unwrap_or(rest))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Whether a word says nothing as a key term: thanks, praise or an

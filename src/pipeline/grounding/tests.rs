@@ -260,6 +260,24 @@ fn key_terms_keep_identifiers_names_and_measures() {
 }
 
 #[test]
+fn the_markers_of_an_agents_tool_lines_are_no_key_terms_but_what_they_ran_is() {
+    let t = key_terms(
+        [
+            "Why is CI slow?\n[tool Bash: gh run view 8812 --log]\n[result: Cache not found for pip-Linux-3f2a9c]\nThe key changed.",
+            "Fix it.\n[tool Edit: .github/workflows/ci.yml]\n[result: updated]\n[tool Bash: gh run watch]\n[result: ok]",
+            "Pin Python.\n[tool Bash: gh run watch]\n[result: ok 3m40s]\nDone.",
+        ],
+        40,
+    );
+    for noise in ["tool", "bash", "result", "edit"] {
+        assert!(!t.iter().any(|x| x.eq_ignore_ascii_case(noise)), "{noise} in {t:?}");
+    }
+    for want in ["--log", "pip-Linux-3f2a9c", "3m40s"] {
+        assert!(t.iter().any(|x| x == want), "{want} missing from {t:?}");
+    }
+}
+
+#[test]
 fn a_reply_that_turns_the_recommendation_around_fails() {
     // SmolLM2-135M's L2 of the demo's first turn, stored before this check.
     let r = "The user asked how to back up a home server's /srv folder every night; the assistant explained that using restic backup with a cron job would be impractical.";
