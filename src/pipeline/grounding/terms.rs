@@ -58,7 +58,11 @@ fn source_numbers(text: &str) -> HashSet<String> {
 pub fn terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |t: &str| {
-        let t = t.trim_matches(|c: char| ",.;:!?()[]{}<>\"'`«»“”‘’。，、；：！？（）".contains(c));
+        // A leading dot is part of the name (".github/workflows/ci.yml",
+        // ".env"); a trailing one ends the sentence.
+        const MARKS: &str = ",;:!?()[]{}<>\"'`«»“”‘’。，、；：！？（）";
+        let t =
+            t.trim_start_matches(|c: char| MARKS.contains(c)).trim_end_matches(|c: char| MARKS.contains(c) || c == '.');
         if !t.is_empty() && !out.iter().any(|o| o.eq_ignore_ascii_case(t)) {
             out.push(t.to_string());
         }

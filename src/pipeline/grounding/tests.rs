@@ -272,7 +272,7 @@ fn the_markers_of_an_agents_tool_lines_are_no_key_terms_but_what_they_ran_is() {
     for noise in ["tool", "bash", "result", "edit"] {
         assert!(!t.iter().any(|x| x.eq_ignore_ascii_case(noise)), "{noise} in {t:?}");
     }
-    for want in ["--log", "pip-Linux-3f2a9c", "3m40s"] {
+    for want in ["--log", "pip-Linux-3f2a9c", "3m40s", ".github/workflows/ci.yml"] {
         assert!(t.iter().any(|x| x == want), "{want} missing from {t:?}");
     }
 }
