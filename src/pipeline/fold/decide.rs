@@ -328,10 +328,19 @@ fn digest_segment(
     let opening = (0..units.len()).find(|&k| units[k].1 == 0 && !digest::is_reaction(&units[k].0));
     let ends: Vec<usize> =
         if topic.is_some() { outcome.into_iter().collect() } else { opening.into_iter().chain(outcome).collect() };
+    // A follow-up ("Do it for the whole codebase.") is no clause of its
+    // own: it points back, and its note already reads it with the request
+    // it follows; standing alone after its answer it names nothing.
     let own: Vec<(String, usize)> = notes
         .iter()
         .enumerate()
-        .flat_map(|(i, n)| digest::turn_clauses(n.1).into_iter().map(move |c| (c, i)))
+        .flat_map(|(i, n)| {
+            let said = match n.1.split_once('\n') {
+                Some((asked, rest)) if digest::is_follow_up(asked) => rest,
+                _ => n.1,
+            };
+            digest::turn_clauses(said).into_iter().map(move |c| (c, i))
+        })
         .filter(|(c, _)| !c.trim_end().ends_with('?'))
         .collect();
     units.extend(own.into_iter().map(|(c, i)| (c, i, true)));

@@ -701,6 +701,38 @@ fn a_digest_keeps_where_the_segment_ended_and_without_a_topic_line_what_it_was_a
 }
 
 #[test]
+fn a_follow_up_request_is_no_clause_of_its_own_in_a_digest() {
+    // The agent session's first five turns as imported, and their L2s:
+    // "Do it for the whole codebase." stood after its own answer in the
+    // digest, naming nothing.
+    let turns = [
+        "Password reset emails from the shop never arrive. Users on Gmail say nothing shows up, not even in spam.\n[tool Bash: grep -n EMAIL_ shopfront/settings.py]\n[result: 31:EMAIL_HOST = 'smtp.mailgun.org' 32:EMAIL_PORT = 465 33:EMAIL_USE_TLS = True]\n[tool Bash: python manage.py sendtestemail dev@example.com]\n[result: smtplib.SMTPServerDisconnected: Connection unexpectedly closed]\nThe settings pair port 465 (implicit TLS) with EMAIL_USE_TLS, which means STARTTLS, so Mailgun closes the connection. I set EMAIL_PORT = 587 in shopfront/settings.py and kept EMAIL_USE_TLS = True; the other fix would be port 465 with EMAIL_USE_SSL = True.",
+        "That fixed it.\nGood: sendtestemail now reports 1 message sent, and the reset mail reached a Gmail inbox in 4 seconds.",
+        "Are there other places that open SMTP connections themselves?\n[tool Bash: grep -rn 'smtplib.SMTP' --include=*.py .]\n[result: billing/invoices.py:41: server = smtplib.SMTP_SSL(host, 465) newsletter/send.py:88: server = smtplib.SMTP(host, 25)]\nTwo: billing/invoices.py opens SMTP_SSL on port 465 and newsletter/send.py uses plain port 25; both bypass Django's mail settings.",
+        "Do it for the whole codebase.\n[tool Edit: billing/invoices.py]\n[result: The file billing/invoices.py has been updated.]\n[tool Edit: newsletter/send.py]\n[result: The file newsletter/send.py has been updated.]\n[tool Bash: pytest -q]\n[result: 212 passed in 14.2s]\nBoth now send through django.core.mail.send_mail with the EMAIL_* settings, so port 587 with STARTTLS applies everywhere; the test suite passes (212 tests).",
+        "ok commit\n[tool Bash: git commit -am 'mail: one SMTP path, port 587 with STARTTLS']\n[result: [main 9c2d1e0] mail: one SMTP path, port 587 with STARTTLS 3 files changed, 9 insertions(+), 14 deletions(-)]\nCommitted as 9c2d1e0.",
+    ];
+    let notes = [
+        "Password reset emails from the shop never arrive — I set EMAIL_PORT = 587 in shopfront/settings.py and kept EMAIL_USE_TLS = True.",
+        "Password reset emails from the shop never arrive. (That fixed it) — Good: sendtestemail now reports 1 message sent, and the reset mail reached a Gmail inbox in 4 seconds.",
+        "Are there other places that open SMTP connections themselves? — Two: billing/invoices.py opens SMTP_SSL on port 465 and newsletter/send.py uses plain port 25; both bypass Django's mail settings.",
+        "Are there other places that open SMTP connections… (Do it for the whole codebase) — Both now send through django.core.mail.send_mail with the EMAIL_* settings.",
+        "Do it for the whole codebase. (ok commit) — Committed as 9c2d1e0.",
+    ];
+    let mut i = input(None, &notes, 0);
+    i.sources = &turns;
+    i.by_model = &[false; 5];
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(!content.contains("Do it for the whole codebase."), "{content}");
+            assert!(content.contains("django.core.mail.send_mail"), "the answer's own words stay: {content}");
+            assert!(content.contains("9c2d1e0"), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_question_of_the_turn_is_never_added_beside_the_notes() {
     let turn = "Caroline: Why watercolor rather than oil portraits?\n\
                 Melanie: I paint every August at my grandmother's cabin with my two kids. My grandmother's cabin \
