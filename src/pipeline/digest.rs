@@ -145,6 +145,76 @@ pub fn is_filler(text: &str) -> bool {
     ws.len() <= 12 && ws.iter().all(|w| FILLER.contains(&w.as_str()) || is_stop_word(w) || is_name_like(&text, w))
 }
 
+/// Words of small talk beside [`FILLER`]'s: how a speaker asks after the
+/// other ("Hope all's good!", "How's it going?"), remarks on the time
+/// between talks ("Long time no chat!") or announces news without giving
+/// it ("So much has happened since we last spoke.").
+#[rustfmt::skip]
+const SMALL_TALK: &[&str] = &[
+    "hope", "hoping", "doing", "going", "been", "long", "time", "talk", "talked", "chat", "chatted", "catch",
+    "since", "last", "spoke", "speak", "lately", "things", "happening", "happened", "stuff", "lots", "all's",
+    "how's", "what's", "up", "ya", "miss", "missed", "seeing", "news", "big", "many", "hear", "wait", "tell",
+    "fill", "forever", "ages", "busy", "crazy", "life", "how", "what", "new", "anything", "i've",
+    "we've", "you've", "there's",
+];
+
+/// Whether a sentence is small talk: after its speaker labels, at most 16
+/// words of filler ([`FILLER`]), praise, greeting, asking after the other
+/// and announcing news ([`SMALL_TALK`]), stop words and names, one of them
+/// at least not a stop word or a name; or a teaser ("Guess what I did this
+/// week?").
+/// "Hey Caroline, hope all's good!" and "Since we last chatted, I've had a
+/// lot of things happening." say no more than "Hi"; "I had a quiet weekend
+/// after we went camping" says what happened. A summary keeps the news,
+/// not its announcement.
+pub fn is_small_talk(text: &str) -> bool {
+    let bare = without_speakers(&text.replace('’', "'"));
+    let ws = words(&bare);
+    let social = |w: &String| {
+        FILLER.contains(&w.as_str())
+            || SMALL_TALK.contains(&w.as_str())
+            || PRAISE.contains(&w.as_str())
+            || is_stop_word(w)
+            || is_name_like(&bare, w)
+    };
+    // At least one word of greeting or talk: "In May" is a time, not small talk.
+    let talks = ws
+        .iter()
+        .any(|w| FILLER.contains(&w.as_str()) || SMALL_TALK.contains(&w.as_str()) || PRAISE.contains(&w.as_str()));
+    // "Guess what I did this week?" announces news; what follows gives it.
+    let teases = ws.first().is_some_and(|w| w == "guess") && ws.get(1).is_some_and(|w| w == "what");
+    ws.len() <= 16 && (teases || talks && ws.iter().all(social))
+}
+
+/// `text` without the small talk set off before its news by a comma, a
+/// colon or a dash ("So much has happened since we last spoke - I went to
+/// a conference two days ago …" → "I went to a conference two days ago
+/// …"), when what follows has words of its own; a speaker's label stays in
+/// front. Otherwise `text` as it is.
+pub fn without_small_talk_lead(text: &str) -> String {
+    let (label, said) = match named_speaker(text) {
+        Some((who, rest)) => (Some(who), rest),
+        None => (None, text),
+    };
+    let said = said.trim_start();
+    let mut cuts: Vec<(usize, usize)> = [", ", ": ", "; ", " - ", " – ", " — "]
+        .iter()
+        .flat_map(|sep| said.match_indices(sep).map(|(at, m)| (at, m.len())).collect::<Vec<_>>())
+        .collect();
+    cuts.sort_unstable();
+    for (at, len) in cuts {
+        let (head, rest) = (&said[..at], said[at + len..].trim_start());
+        let has_news = crate::pipeline::grounding::content_stems(rest).len() >= 2 && !is_small_talk(rest);
+        if is_small_talk(head) && has_news {
+            // After a colon the rest is written as its writer meant it:
+            // "Good: sendtestemail now …" names a command.
+            let rest = if len == 2 && said[at..].starts_with(':') { rest.to_string() } else { capitalised(rest) };
+            return label.map_or(rest.clone(), |who| format!("{who}: {rest}"));
+        }
+    }
+    text.to_string()
+}
+
 /// Words that say how a speaker finds what the other said or showed.
 #[rustfmt::skip]
 const PRAISE: &[&str] = &[
@@ -176,11 +246,11 @@ pub fn is_reaction(text: &str) -> bool {
     praises || exclaims_at_listener
 }
 
-/// Whether a sentence states something: not a question, filler or a
-/// reaction ([`is_reaction`]). Where a segment ends (the fix, the
+/// Whether a sentence states something: not a question, small talk
+/// ([`is_small_talk`], filler among it) or a reaction ([`is_reaction`]). Where a segment ends (the fix, the
 /// decision) is its last statement, not a question, a goodbye or praise.
 pub fn is_statement(sentence: &str) -> bool {
-    !sentence.trim_end().ends_with('?') && !is_filler(sentence) && !is_reaction(sentence)
+    !sentence.trim_end().ends_with('?') && !is_filler(sentence) && !is_small_talk(sentence) && !is_reaction(sentence)
 }
 
 /// Words that announce a new subject: "different question", "another
@@ -691,7 +761,7 @@ pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize>
     };
     // A reaction names nothing a memory keeps, whom it addresses aside.
     let terms: Vec<HashSet<String>> =
-        sentences.iter().map(|s| if is_reaction(s) { HashSet::new() } else { named(s) }).collect();
+        sentences.iter().map(|s| if is_reaction(s) || is_small_talk(s) { HashSet::new() } else { named(s) }).collect();
     let mut known = named(said);
     let mut kept: Vec<usize> = Vec::new();
     let mut left = budget;
@@ -731,7 +801,7 @@ pub fn select_each_new(notes: &[&str], budget: usize, said: &str, new_shares: &[
     let bare: Vec<String> =
         notes.iter().map(|n| n.split_whitespace().skip(frame_words(n)).collect::<Vec<_>>().join(" ")).collect();
     let stems: Vec<HashSet<String>> = bare.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
-    let reactions: Vec<bool> = notes.iter().map(|n| is_reaction(n)).collect();
+    let reactions: Vec<bool> = notes.iter().map(|n| is_reaction(n) || is_small_talk(n)).collect();
     let named: Vec<HashSet<String>> = notes
         .iter()
         .map(|n| {
@@ -885,6 +955,50 @@ mod tests {
         // Interjections are filler.
         for filler in ["Caroline: Woohoo Melanie!", "Phew!", "Oops, sorry!", "Aww, congrats!"] {
             assert!(is_filler(filler), "{filler}");
+        }
+    }
+
+    #[test]
+    fn small_talk_is_no_fact_and_is_never_chosen_for_a_summary() {
+        for talk in [
+            "Jon: Hey Gina, hope all's good!",
+            "Long time no chat!",
+            "So much has happened since we last talked.",
+            "Gina: Hey Jon, since we last spoke I've had a lot of things happening.",
+            "How's it going?",
+            "Thanks, Gina!",
+            "Jon: Guess what I did this weekend?",
+        ] {
+            assert!(is_small_talk(talk), "{talk}");
+        }
+        for news in [
+            "Jon: I had a quiet weekend after we went camping two weekends ago.",
+            "Long time no chat! I lost my job at the bank.",
+            "Since we last talked, I moved to Berlin.",
+            "How's the migration to Postgres 16 going?",
+            "Last weekend I joined a dance class.",
+        ] {
+            assert!(!is_small_talk(news), "{news}");
+        }
+        let clauses =
+            ["Gina: Long time no talk!", "Gina: I opened my clothing store on Friday.", "Jon: Hope all's good!"];
+        // However much room is left, small talk adds nothing, not even
+        // the stems no other clause has.
+        assert_eq!(select_notes(&clauses, 100, ""), vec![1]);
+        assert!(!is_statement("Jon: Hope all's good, Gina."));
+        // Small talk before the news is left out of its sentence.
+        assert_eq!(
+            without_small_talk_lead("Jon: Long time no talk - I moved to Berlin in May."),
+            "Jon: I moved to Berlin in May."
+        );
+        assert_eq!(without_small_talk_lead("Hey Gina, my store opened."), "My store opened.");
+        assert_eq!(
+            without_small_talk_lead("Good: sendtestemail now reports 1 message sent."),
+            "sendtestemail now reports 1 message sent."
+        );
+        // Not where nothing is said after it, nor where the head says something.
+        for kept in ["Hey Gina, hope all's good!", "In May, I moved to Berlin.", "Jon: Yeah, ok."] {
+            assert_eq!(without_small_talk_lead(kept), kept);
         }
     }
 

@@ -325,7 +325,8 @@ fn digest_segment(
     let outcome = (0..units.len()).rev().find(|&k| units[k].1 == last && digest::is_statement(&units[k].0));
     // Without a topic line, what the segment was about is its first
     // note's opening (the request, the problem), kept as well.
-    let opening = (0..units.len()).find(|&k| units[k].1 == 0 && !digest::is_reaction(&units[k].0));
+    let opening = (0..units.len())
+        .find(|&k| units[k].1 == 0 && !digest::is_reaction(&units[k].0) && !digest::is_small_talk(&units[k].0));
     let ends: Vec<usize> =
         if topic.is_some() { outcome.into_iter().collect() } else { opening.into_iter().chain(outcome).collect() };
     // A follow-up ("Do it for the whole codebase.") is no clause of its

@@ -5,7 +5,9 @@ use std::collections::HashSet;
 
 use super::loops::{loop_words, LoopGuard};
 use super::{content_words, is_stop_word, stem, terms, words};
-use crate::pipeline::digest::{clip_words, is_filler, is_reaction, L2_MAX_WORDS};
+use crate::pipeline::digest::{
+    clip_words, is_filler, is_reaction, is_small_talk, without_small_talk_lead, L2_MAX_WORDS,
+};
 
 /// An L2 written without the model: the user's request and the sentence of
 /// the reply that answers it best, in at most [`L2_MAX_WORDS`] words
@@ -23,23 +25,37 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
             format!("{} ({})", clip_words(&before, room), ask.trim_end_matches('.'))
         };
     }
-    let asked: HashSet<String> = words(&ask).iter().map(|w| stem(w)).collect();
+    // The speakers' names say who spoke, not what about: "Thanks,
+    // Caroline!" shares Caroline's name with her line and answers nothing.
+    let speakers: HashSet<String> = user
+        .lines()
+        .chain(assistant.lines())
+        .filter_map(crate::pipeline::digest::named_speaker)
+        .flat_map(|(who, _)| words(who))
+        .collect();
+    let asked: HashSet<String> = words(&ask).iter().filter(|w| !speakers.contains(*w)).map(|w| stem(w)).collect();
+    // A reaction ("Wow, love that painting!") or small talk ("Hey
+    // Melanie!") answers nothing: a reply of nothing else has no answer.
     let answer = sentences(assistant)
         .into_iter()
-        .filter(|s| !is_tool_line(s))
+        .filter(|s| !is_tool_line(s) && !is_reaction(s) && !is_small_talk(s))
         .enumerate()
         .max_by(|(i, a), (j, b)| {
             let score = |s: &str| {
-                // A reaction ("Wow, love that painting!") answers nothing.
-                if is_reaction(s) {
-                    return 0;
-                }
-                let shared = words(s).iter().filter(|w| !is_stop_word(w) && asked.contains(&stem(w))).count();
-                shared + 2 * terms(s).len().min(3) + usize::from(content_words(s).len() >= 3)
+                let own = |w: &String| !is_stop_word(w) && !speakers.contains(w);
+                let shared = words(s).iter().filter(|w| own(w) && asked.contains(&stem(w))).count();
+                let named = terms(s).iter().filter(|t| !speakers.contains(&t.to_lowercase())).count();
+                shared + 2 * named.min(3) + usize::from(content_words(s).len() >= 3)
             };
             score(a).cmp(&score(b)).then(j.cmp(i))
         })
-        .map(|(_, s)| said_by(assistant, s));
+        .map(|(_, s)| said_by(assistant, s))
+        .map(|s| without_small_talk_lead(&s));
+    // A request of nothing but small talk or a reaction ("Thanks, Melanie!
+    // That's really sweet.") gives way to the answer.
+    if answer.is_some() && (is_filler(&ask) || is_small_talk(&ask) || is_reaction(&ask)) {
+        ask = String::new();
+    }
     let ask_budget = if answer.is_some() { ASK_WORDS } else { L2_MAX_WORDS };
     let ask = clip_words(ask.trim(), ask_budget);
     match (ask.is_empty(), answer) {
@@ -65,21 +81,23 @@ pub fn is_tool_line(s: &str) -> bool {
     s.starts_with("[tool") || s.starts_with("```") || s.starts_with("$ ") || s.starts_with("[result")
 }
 
-/// The sentence of a message that carries its request: the first of its
-/// first three sentences with two content words (greetings and thanks
-/// skipped), else its first.
+/// The sentence of a message that carries its request: the first with two
+/// content words that is neither small talk (greetings, thanks, "Long time
+/// no chat!": [`is_small_talk`]) nor a reaction to the other's words, else
+/// its first.
 fn request_sentence(text: &str) -> String {
     let all = sentences(text);
     all.iter()
-        .take(3)
-        .find(|s| !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !is_reaction(s))
+        .find(|s| {
+            !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !is_small_talk(s) && !is_reaction(s)
+        })
         .or(all.first())
         .map(|s| match crate::pipeline::digest::without_announcement(s) {
             // What followed "Different question:" now starts the sentence.
             rest if rest.len() < s.trim_start().len() => crate::pipeline::digest::capitalised(rest),
             _ => s.to_string(),
         })
-        .map(|s| said_by(text, &s))
+        .map(|s| without_small_talk_lead(&said_by(text, &s)))
         .unwrap_or_default()
 }
 
@@ -474,13 +492,57 @@ mod tests {
              Yesterday I took the kids to the museum - it was so cool!",
             None,
         );
-        assert!(s.starts_with("Caroline: Since our last chat"), "{s}");
+        // ("Hey Mel!" and "Since our last chat" are small talk.)
+        assert!(s.starts_with("Caroline: I've been looking into counseling"), "{s}");
         assert!(s.contains(" — Melanie: Yesterday I took the kids to the museum"), "{s}");
         assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
         // A line's first sentence keeps its own label, said once.
-        let s =
-            extractive_turn("Jon: I lost my job at the bank today.", "Gina: Sorry to hear about the bank job!", None);
+        let s = extractive_turn(
+            "Jon: I lost my job at the bank today.",
+            "Gina: My uncle runs the bakery on Main Street.",
+            None,
+        );
         assert_eq!(s.matches("Jon:").count() + s.matches("Gina:").count(), 2, "{s}");
+    }
+
+    #[test]
+    fn an_extractive_turn_passes_over_small_talk_and_the_speakers_names() {
+        // Each side opens with greetings; what happened comes after them,
+        // and the answer that only names the other speaker answers nothing.
+        let s = extractive_turn(
+            "Jon: Hey Gina, hope all's good! Since we last talked, a lot has happened. \
+             I lost my job at the bank on Monday.",
+            "Gina: Hey Jon! Oh no, Jon! I'm opening my own clothing store next month in Brooklyn.",
+            None,
+        );
+        assert!(s.starts_with("Jon: I lost my job at the bank on Monday"), "{s}");
+        assert!(s.contains(" — Gina: I'm opening my own clothing store next month in Brooklyn"), "{s}");
+        assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
+        // A reply of thanks and the other's name is no answer beside a fact.
+        let s = extractive_turn(
+            "Gina: My store opened on Friday.",
+            "Jon: Thanks, Gina! Congrats, Gina! I start at the bakery on Monday.",
+            None,
+        );
+        assert!(s.ends_with("Jon: I start at the bakery on Monday."), "{s}");
+        // A reply of nothing but reactions has no answer: the request is
+        // the turn's one sentence.
+        let s = extractive_turn("Gina: My store opened on Friday in Brooklyn.", "Jon: Wow, Gina! Congrats!", None);
+        assert_eq!(s, "Gina: My store opened on Friday in Brooklyn.");
+        // A request of nothing but thanks and praise gives way to the answer.
+        let s = extractive_turn(
+            "Jon: Thanks, Gina! That's really sweet.",
+            "Gina: Yeah, I painted it last year in Lisbon.",
+            None,
+        );
+        assert_eq!(s, "Gina: I painted it last year in Lisbon.");
+        // Small talk before a dash is left out of the sentence it opens.
+        let s = extractive_turn(
+            "Jon: Hey Gina! So much has happened since we last spoke - I started at the bakery two days ago.",
+            "Gina: That's great news, Jon! My store opened on Friday.",
+            None,
+        );
+        assert!(s.starts_with("Jon: I started at the bakery two days ago — Gina: My store opened on Friday"), "{s}");
     }
 
     #[test]
