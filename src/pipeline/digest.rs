@@ -155,7 +155,7 @@ const SMALL_TALK: &[&str] = &[
     "since", "last", "spoke", "speak", "lately", "things", "happening", "happened", "stuff", "lots", "all's",
     "how's", "what's", "up", "ya", "miss", "missed", "seeing", "news", "big", "many", "hear", "wait", "tell",
     "fill", "forever", "ages", "busy", "crazy", "life", "how", "what", "new", "anything", "i've",
-    "we've", "you've", "there's",
+    "we've", "you've", "there's", "lot's", "say", "wanted",
 ];
 
 /// Whether a sentence is small talk: after its speaker labels, at most 16
@@ -968,6 +968,8 @@ mod tests {
             "How's it going?",
             "Thanks, Gina!",
             "Jon: Guess what I did this weekend?",
+            "Just wanted to say hi!",
+            "A lot's happened since we last chatted.",
         ] {
             assert!(is_small_talk(talk), "{talk}");
         }
