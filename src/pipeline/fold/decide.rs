@@ -325,10 +325,12 @@ fn digest_segment(
     let outcome = (0..units.len()).rev().find(|&k| units[k].1 == last && digest::is_statement(&units[k].0));
     // Without a topic line, what the segment was about is its first
     // note's opening (the request, the problem), kept as well.
-    let opening = (0..units.len())
-        .find(|&k| units[k].1 == 0 && !digest::is_reaction(&units[k].0) && !digest::is_small_talk(&units[k].0));
-    let ends: Vec<usize> =
-        if topic.is_some() { outcome.into_iter().collect() } else { opening.into_iter().chain(outcome).collect() };
+    // Small talk ("Long time no talk!") is no opening: where the first
+    // note is nothing else, the first turn's own first clause of substance
+    // is (among the turn's clauses, added below).
+    let opens =
+        |unit: &(String, usize, bool)| unit.1 == 0 && !digest::is_reaction(&unit.0) && !digest::is_small_talk(&unit.0);
+    let note_opening = units.iter().position(opens);
     // A follow-up ("Do it for the whole codebase.") is no clause of its
     // own: it points back, and its note already reads it with the request
     // it follows; standing alone after its answer it names nothing.
@@ -344,7 +346,11 @@ fn digest_segment(
         })
         .filter(|(c, _)| !c.trim_end().ends_with('?'))
         .collect();
+    let from = units.len();
     units.extend(own.into_iter().map(|(c, i)| (c, i, true)));
+    let opening = note_opening.or_else(|| units[from..].iter().position(opens).map(|k| from + k));
+    let ends: Vec<usize> =
+        if topic.is_some() { outcome.into_iter().collect() } else { opening.into_iter().chain(outcome).collect() };
     let choose = |limit: usize| -> Vec<usize> {
         let mut kept: Vec<usize> = Vec::new();
         let mut used = 0;

@@ -733,6 +733,37 @@ fn a_follow_up_request_is_no_clause_of_its_own_in_a_digest() {
 }
 
 #[test]
+fn a_digest_neither_opens_with_small_talk_nor_keeps_it() {
+    // A chat's segment as notes of the old extractive L2s, each opening
+    // with a greeting: the digest opens with the first news instead.
+    let turns = [
+        "Jon: Hey Gina, long time no talk! I lost my job at the bank on Monday. They closed the whole branch \
+         on Elm Street after the merger, and twelve of us were let go the same morning.\nGina: Hey Jon! Oh no.",
+        "Gina: Hope all's good!\nJon: I'm opening a dance studio in Newark next month. My savings cover the \
+         rent for a year, and my cousin Ray teaches the salsa classes on weekends.",
+        "Gina: Just wanted to say hi!\nJon: Thanks, Gina!",
+    ];
+    let notes = [
+        "Jon: Long time no talk! — Gina: Hey Jon!",
+        "Gina: Hope all's good! — Jon: I'm opening a dance studio in Newark next month.",
+        "Gina: Just wanted to say hi! — Jon: Thanks, Gina!",
+    ];
+    let mut i = input(None, &notes, 0);
+    i.sources = &turns;
+    i.by_model = &[false; 3];
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            for talk in ["Long time no talk", "Hey Jon", "Hope all's good", "say hi", "Thanks, Gina"] {
+                assert!(!content.contains(talk), "{talk}: {content}");
+            }
+            assert!(content.starts_with("Jon: I lost my job at the bank on Monday."), "{content}");
+            assert!(content.contains("dance studio in Newark next month"), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_question_of_the_turn_is_never_added_beside_the_notes() {
     let turn = "Caroline: Why watercolor rather than oil portraits?\n\
                 Melanie: I paint every August at my grandmother's cabin with my two kids. My grandmother's cabin \
