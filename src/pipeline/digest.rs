@@ -147,15 +147,17 @@ pub fn is_filler(text: &str) -> bool {
 
 /// Words of small talk beside [`FILLER`]'s: how a speaker asks after the
 /// other ("Hope all's good!", "How's it going?"), remarks on the time
-/// between talks ("Long time no chat!") or announces news without giving
-/// it ("So much has happened since we last spoke.").
+/// between talks ("Long time no chat!"), announces news without giving
+/// it ("So much has happened since we last spoke."), agrees or thanks for
+/// kind words ("Your kind words mean a lot.").
 #[rustfmt::skip]
 const SMALL_TALK: &[&str] = &[
     "hope", "hoping", "doing", "going", "been", "long", "time", "talk", "talked", "chat", "chatted", "catch",
     "since", "last", "spoke", "speak", "lately", "things", "happening", "happened", "stuff", "lots", "all's",
     "how's", "what's", "up", "ya", "miss", "missed", "seeing", "news", "big", "many", "hear", "wait", "tell",
     "fill", "forever", "ages", "busy", "crazy", "life", "how", "what", "new", "anything", "i've",
-    "we've", "you've", "there's", "lot's", "say", "wanted",
+    "we've", "you've", "there's", "lot's", "say", "wanted", "agree", "kind", "words", "mean", "means", "meant",
+    "luck", "doubt", "doubts",
 ];
 
 /// Whether a sentence is small talk: after its speaker labels, at most 16
@@ -970,6 +972,10 @@ mod tests {
             "Jon: Guess what I did this weekend?",
             "Just wanted to say hi!",
             "A lot's happened since we last chatted.",
+            // Agreement and thanks for kind words.
+            "Caroline: Your kind words really mean a lot.",
+            "I totally agree, Melanie.",
+            "Good luck!",
         ] {
             assert!(is_small_talk(talk), "{talk}");
         }
