@@ -189,17 +189,19 @@ pub fn is_small_talk(text: &str) -> bool {
 }
 
 /// `text` without the small talk set off before its news by a comma, a
-/// colon or a dash ("So much has happened since we last spoke - I went to
-/// a conference two days ago …" → "I went to a conference two days ago
+/// semicolon or a dash ("So much has happened since we last spoke - I went
+/// to a conference two days ago …" → "I went to a conference two days ago
 /// …"), when what follows has words of its own; a speaker's label stays in
-/// front. Otherwise `text` as it is.
+/// front. Otherwise `text` as it is. Not at a colon: what follows one is
+/// written as its writer meant it, and its first word may be a command
+/// whose case a capital would change ("Good: sendtestemail now …").
 pub fn without_small_talk_lead(text: &str) -> String {
     let (label, said) = match named_speaker(text) {
         Some((who, rest)) => (Some(who), rest),
         None => (None, text),
     };
     let said = said.trim_start();
-    let mut cuts: Vec<(usize, usize)> = [", ", ": ", "; ", " - ", " – ", " — "]
+    let mut cuts: Vec<(usize, usize)> = [", ", "; ", " - ", " – ", " — "]
         .iter()
         .flat_map(|sep| said.match_indices(sep).map(|(at, m)| (at, m.len())).collect::<Vec<_>>())
         .collect();
@@ -208,9 +210,7 @@ pub fn without_small_talk_lead(text: &str) -> String {
         let (head, rest) = (&said[..at], said[at + len..].trim_start());
         let has_news = crate::pipeline::grounding::content_stems(rest).len() >= 2 && !is_small_talk(rest);
         if is_small_talk(head) && has_news {
-            // After a colon the rest is written as its writer meant it:
-            // "Good: sendtestemail now …" names a command.
-            let rest = if len == 2 && said[at..].starts_with(':') { rest.to_string() } else { capitalised(rest) };
+            let rest = capitalised(rest);
             return label.map_or(rest.clone(), |who| format!("{who}: {rest}"));
         }
     }
@@ -1000,10 +1000,8 @@ mod tests {
             "Jon: I moved to Berlin in May."
         );
         assert_eq!(without_small_talk_lead("Hey Gina, my store opened."), "My store opened.");
-        assert_eq!(
-            without_small_talk_lead("Good: sendtestemail now reports 1 message sent."),
-            "sendtestemail now reports 1 message sent."
-        );
+        let command = "Good: sendtestemail now reports 1 message sent.";
+        assert_eq!(without_small_talk_lead(command), command);
         // Not where nothing is said after it, nor where the head says something.
         for kept in ["Hey Gina, hope all's good!", "In May, I moved to Berlin.", "Jon: Yeah, ok."] {
             assert_eq!(without_small_talk_lead(kept), kept);
