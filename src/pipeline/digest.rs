@@ -172,20 +172,19 @@ const SMALL_TALK: &[&str] = &[
 pub fn is_small_talk(text: &str) -> bool {
     let bare = without_speakers(&text.replace('’', "'"));
     let ws = words(&bare);
-    let social = |w: &String| {
-        FILLER.contains(&w.as_str())
-            || SMALL_TALK.contains(&w.as_str())
-            || PRAISE.contains(&w.as_str())
-            || is_stop_word(w)
-            || is_name_like(&bare, w)
-    };
+    let talk = |w: &String| [FILLER, SMALL_TALK, PRAISE].iter().any(|list| list.contains(&w.as_str()));
+    let social = |w: &String| talk(w) || is_stop_word(w) || is_name_like(&bare, w);
     // At least one word of greeting or talk: "In May" is a time, not small talk.
-    let talks = ws
-        .iter()
-        .any(|w| FILLER.contains(&w.as_str()) || SMALL_TALK.contains(&w.as_str()) || PRAISE.contains(&w.as_str()));
+    let talks = ws.iter().any(talk);
     // "Guess what I did this week?" announces news; what follows gives it.
     let teases = ws.first().is_some_and(|w| w == "guess") && ws.get(1).is_some_and(|w| w == "what");
     ws.len() <= 16 && (teases || talks && ws.iter().all(social))
+}
+
+/// Whether a sentence says nothing a summary keeps: small talk
+/// ([`is_small_talk`]) or a reaction to the other's words ([`is_reaction`]).
+pub fn says_nothing(text: &str) -> bool {
+    is_small_talk(text) || is_reaction(text)
 }
 
 /// `text` without the small talk set off before its news by a comma, a
@@ -252,7 +251,7 @@ pub fn is_reaction(text: &str) -> bool {
 /// ([`is_small_talk`], filler among it) or a reaction ([`is_reaction`]). Where a segment ends (the fix, the
 /// decision) is its last statement, not a question, a goodbye or praise.
 pub fn is_statement(sentence: &str) -> bool {
-    !sentence.trim_end().ends_with('?') && !is_filler(sentence) && !is_small_talk(sentence) && !is_reaction(sentence)
+    !sentence.trim_end().ends_with('?') && !is_filler(sentence) && !says_nothing(sentence)
 }
 
 /// Words that announce a new subject: "different question", "another
@@ -763,7 +762,7 @@ pub fn select_named(sentences: &[&str], budget: usize, said: &str) -> Vec<usize>
     };
     // A reaction names nothing a memory keeps, whom it addresses aside.
     let terms: Vec<HashSet<String>> =
-        sentences.iter().map(|s| if is_reaction(s) || is_small_talk(s) { HashSet::new() } else { named(s) }).collect();
+        sentences.iter().map(|s| if says_nothing(s) { HashSet::new() } else { named(s) }).collect();
     let mut known = named(said);
     let mut kept: Vec<usize> = Vec::new();
     let mut left = budget;
@@ -803,7 +802,7 @@ pub fn select_each_new(notes: &[&str], budget: usize, said: &str, new_shares: &[
     let bare: Vec<String> =
         notes.iter().map(|n| n.split_whitespace().skip(frame_words(n)).collect::<Vec<_>>().join(" ")).collect();
     let stems: Vec<HashSet<String>> = bare.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
-    let reactions: Vec<bool> = notes.iter().map(|n| is_reaction(n) || is_small_talk(n)).collect();
+    let reactions: Vec<bool> = notes.iter().map(|n| says_nothing(n)).collect();
     let named: Vec<HashSet<String>> = notes
         .iter()
         .map(|n| {

@@ -328,8 +328,7 @@ fn digest_segment(
     // Small talk ("Long time no talk!") is no opening: where the first
     // note is nothing else, the first turn's own first clause of substance
     // is (among the turn's clauses, added below).
-    let opens =
-        |unit: &(String, usize, bool)| unit.1 == 0 && !digest::is_reaction(&unit.0) && !digest::is_small_talk(&unit.0);
+    let opens = |unit: &(String, usize, bool)| unit.1 == 0 && !digest::says_nothing(&unit.0);
     let note_opening = units.iter().position(opens);
     // A follow-up ("Do it for the whole codebase.") is no clause of its
     // own: it points back, and its note already reads it with the request

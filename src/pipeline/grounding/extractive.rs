@@ -5,9 +5,7 @@ use std::collections::HashSet;
 
 use super::loops::{loop_words, LoopGuard};
 use super::{content_words, is_stop_word, stem, terms, words};
-use crate::pipeline::digest::{
-    clip_words, is_filler, is_reaction, is_small_talk, without_small_talk_lead, L2_MAX_WORDS,
-};
+use crate::pipeline::digest::{clip_words, is_filler, says_nothing, without_small_talk_lead, L2_MAX_WORDS};
 
 /// An L2 written without the model: the user's request and the sentence of
 /// the reply that answers it best, in at most [`L2_MAX_WORDS`] words
@@ -38,7 +36,7 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     // Melanie!") answers nothing: a reply of nothing else has no answer.
     let answer = sentences(assistant)
         .into_iter()
-        .filter(|s| !is_tool_line(s) && !is_reaction(s) && !is_small_talk(s))
+        .filter(|s| !is_tool_line(s) && !says_nothing(s))
         .enumerate()
         .max_by(|(i, a), (j, b)| {
             let score = |s: &str| {
@@ -53,7 +51,7 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
         .map(|s| without_small_talk_lead(&s));
     // A request of nothing but small talk or a reaction ("Thanks, Melanie!
     // That's really sweet.") gives way to the answer.
-    if answer.is_some() && (is_filler(&ask) || is_small_talk(&ask) || is_reaction(&ask)) {
+    if answer.is_some() && (is_filler(&ask) || says_nothing(&ask)) {
         ask = String::new();
     }
     let ask_budget = if answer.is_some() { ASK_WORDS } else { L2_MAX_WORDS };
@@ -88,9 +86,7 @@ pub fn is_tool_line(s: &str) -> bool {
 fn request_sentence(text: &str) -> String {
     let all = sentences(text);
     all.iter()
-        .find(|s| {
-            !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !is_small_talk(s) && !is_reaction(s)
-        })
+        .find(|s| !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !says_nothing(s))
         .or(all.first())
         .map(|s| match crate::pipeline::digest::without_announcement(s) {
             // What followed "Different question:" now starts the sentence.
