@@ -366,8 +366,9 @@ pub fn is_follow_up(user: &str) -> bool {
 }
 
 /// At most `max` words of a sentence: cut at the last clause boundary
-/// (`;`, `,`, a dash) that keeps at least half of them, else at a word,
-/// ending with "…". No word is added.
+/// (`;`, `,`, a dash) that keeps at least half of them, else after the
+/// last word that can end a phrase ([`leaves_a_phrase_open`]: not "… with
+/// my fam two", "… the sense of"), ending with "…". No word is added.
 pub fn clip_words(text: &str, max: usize) -> String {
     let ws: Vec<&str> = text.split_whitespace().collect();
     if ws.len() <= max {
@@ -382,16 +383,49 @@ pub fn clip_words(text: &str, max: usize) -> String {
     let names_nothing = |from: usize| crate::pipeline::grounding::terms(&head[from..].join(" ")).is_empty();
     let ends_part = |i: usize| {
         head[i].ends_with([';', ','])
-            || head[i] == "—"
-            || head[i] == "-"
+            || is_dash(head[i])
             || (head.get(i + 1).is_some_and(|next| ["and", "but", "then"].contains(next)) && names_nothing(i + 1))
     };
     let boundary = (max / 2..max).rev().find(|&i| ends_part(i));
     match boundary {
-        Some(i) if head[i] == "—" || head[i] == "-" => format!("{}.", head[..i].join(" ")),
+        Some(i) if is_dash(head[i]) => format!("{}.", head[..i].join(" ")),
         Some(i) => format!("{}.", head[..=i].join(" ").trim_end_matches([';', ','])),
-        None => format!("{}…", head.join(" ").trim_end_matches([';', ',', '.'])),
+        None => {
+            // Back off past the words that leave a phrase open, keeping at
+            // least half; a dash or comma met on the way ends it there.
+            let mut end = max;
+            while end > max / 2 + 1 && leaves_a_phrase_open(head[end - 1]) {
+                end -= 1;
+            }
+            match head[..end].last() {
+                Some(w) if is_dash(w) => format!("{}.", head[..end - 1].join(" ")),
+                _ => format!("{}…", head[..end].join(" ").trim_end_matches([';', ',', '.'])),
+            }
+        }
     }
+}
+
+fn is_dash(word: &str) -> bool {
+    matches!(word, "—" | "–" | "-")
+}
+
+/// A word a phrase cannot end on, so a clip after it leaves a stub: an
+/// article or possessive before its noun, a preposition or conjunction
+/// before what it joins, an auxiliary or subject before its verb, a count
+/// before what it counts, a dash.
+fn leaves_a_phrase_open(word: &str) -> bool {
+    #[rustfmt::skip]
+    const OPEN: &[&str] = &[
+        "a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "these", "those", "some",
+        "any", "each", "every", "both", "either", "neither", "no", "of", "to", "in", "on", "at", "for", "with",
+        "by", "from", "as", "into", "onto", "about", "after", "before", "than", "and", "or", "but", "nor", "so",
+        "if", "because", "while", "when", "where", "how", "what", "why", "who", "whom", "whose", "which", "that", "is", "are", "was",
+        "were", "be", "been", "am", "have", "has", "had", "do", "does", "did", "will", "would", "can", "could",
+        "should", "shall", "may", "might", "must", "i", "we", "they", "he", "she", "it", "i'm", "it's", "very",
+        "really", "too", "quite", "not", "more", "most", "two", "three", "four", "five", "six", "seven",
+        "eight", "nine", "ten", "few", "several",
+    ];
+    is_dash(word) || OPEN.contains(&word.to_lowercase().as_str())
 }
 
 /// The sentences of a stored summary: [`crate::pipeline::tidy::sentences`],
@@ -1345,6 +1379,21 @@ mod tests {
         assert_eq!(clip_words("a b c and d e f g h, i j k l", 10), "a b c and d e f g h.");
         // Nothing to end on in the second half: the cut is marked.
         assert_eq!(clip_words("a b and c d e f g h i j k", 8), "a b and c d e f g…");
+    }
+
+    #[test]
+    fn a_clip_at_a_word_ends_on_a_word_that_closes_a_phrase() {
+        // LoCoMo's requests, clipped to 14 words before this rule.
+        let camping = "Melanie: I had a quiet weekend after we went camping with my fam two weekends ago.";
+        assert_eq!(clip_words(camping, 14), "Melanie: I had a quiet weekend after we went camping with my fam…");
+        let sense = "Caroline: When you see it in person you can feel the sense of how neglected some people are.";
+        assert_eq!(clip_words(sense, 14), "Caroline: When you see it in person you can feel the sense…");
+        // An en dash met while backing off ends the clause there.
+        let race = "Melanie: I ran a charity race for mental health last Saturday – it was awesome and tiring.";
+        assert_eq!(clip_words(race, 14), "Melanie: I ran a charity race for mental health last Saturday.");
+        // A content word at the cut stays; at most half the words go.
+        assert_eq!(clip_words("a b and c d e f g h i j k", 8), "a b and c d e f g…");
+        assert_eq!(clip_words("x of the of the of the of the y", 8), "x of the of the…");
     }
 
     #[test]

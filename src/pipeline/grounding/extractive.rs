@@ -54,7 +54,12 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     if answer.is_some() && (is_filler(&ask) || says_nothing(&ask)) {
         ask = String::new();
     }
-    let ask_budget = if answer.is_some() { ASK_WORDS } else { L2_MAX_WORDS };
+    // The request has at least ASK_WORDS beside an answer, and whatever a
+    // short answer leaves: both are said whole when they fit together.
+    let ask_budget = match &answer {
+        Some(a) => ASK_WORDS.max(L2_MAX_WORDS.saturating_sub(a.split_whitespace().count() + 1)),
+        None => L2_MAX_WORDS,
+    };
     let ask = clip_words(ask.trim(), ask_budget);
     match (ask.is_empty(), answer) {
         (false, Some(a)) => {
@@ -68,8 +73,8 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     }
 }
 
-/// The most words of an extractive L2 that go to the request, beside an
-/// answer.
+/// The words of an extractive L2 that go to the request beside a long
+/// answer; beside a short one it has the rest of [`L2_MAX_WORDS`].
 const ASK_WORDS: usize = 14;
 
 /// A line that records a tool call or its output rather than saying
@@ -539,6 +544,36 @@ mod tests {
             None,
         );
         assert!(s.starts_with("Jon: I started at the bakery two days ago — Gina: My store opened on Friday"), "{s}");
+    }
+
+    #[test]
+    fn an_extractive_turn_says_a_request_whole_beside_a_short_answer() {
+        // LoCoMo's turn 90: 16 words of request beside 11 of answer fit in
+        // one L2; the request was clipped to "… with my fam two —".
+        let s = extractive_turn(
+            "Melanie: Hey Caroline, hope all's good! I had a quiet weekend after we went camping with my fam \
+             two weekends ago. It was great to unplug and hang with the kids.",
+            "Caroline: Hey Melanie! Last weekend I joined a mentorship program for LGBTQ youth.",
+            None,
+        );
+        assert_eq!(
+            s,
+            "Melanie: I had a quiet weekend after we went camping with my fam two weekends ago — \
+             Caroline: Last weekend I joined a mentorship program for LGBTQ youth."
+        );
+        // Beside a long answer the request keeps its share, clipped where a
+        // phrase ends, and the whole stays within the L2's words.
+        let s = extractive_turn(
+            "Caroline: When you see it in person you can feel the sense of how neglected some people are.",
+            "Melanie: The shelter on Fifth Street needs volunteers on Saturdays to sort donations, cook meals \
+             for forty people and drive the van to the food bank.",
+            None,
+        );
+        assert!(
+            s.starts_with("Caroline: When you see it in person you can feel the sense — Melanie: The shelter"),
+            "{s}"
+        );
+        assert!(s.split_whitespace().count() <= L2_MAX_WORDS, "{s}");
     }
 
     #[test]
