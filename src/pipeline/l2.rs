@@ -172,6 +172,8 @@ fn summarize_turn(
         .reported(&sources),
     );
     let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
+    // Between two named people, the frames the examples teach name them.
+    let people = grounding::named_people(&item.user, &item.assistant);
     let t = opts.summaries.temperature;
     let mut last = None;
     let asking = &opts.payoffs.l2;
@@ -183,7 +185,10 @@ fn summarize_turn(
         }
         let mut reply = complete(model, &request(item, opts, temperature, &settled, &ctx))?;
         let tidied = super::tidy::tidy(&reply.text, Some(L2_SENTENCES));
-        let accepted = accept(&tidied, &acceptance);
+        let accepted = accept(&tidied, &acceptance).and_then(|text| match &people {
+            Some((user, assistant)) => grounding::with_people_named(&text, user, assistant),
+            None => Ok(text),
+        });
         asking.record(retry, accepted.is_ok());
         match accepted {
             Ok(text) => {
@@ -412,6 +417,47 @@ mod tests {
         let told = "Melanie shared the flowers found in the field last weekend; Caroline called them lovely.";
         let (reply, origin) = summarize_turn(&Fixed::new(told), &chat, &opts).unwrap();
         assert_eq!((origin, reply.text.as_str()), ("model", told));
+    }
+
+    #[test]
+    fn a_reply_of_a_turn_between_named_people_names_them() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let chat = L2Item {
+            id: 6,
+            user: "Melanie: We went to the field last weekend. Look at these flowers!".into(),
+            assistant: "Caroline: They're lovely! Did you find them in your field of purple leaves?".into(),
+            attempts: 0,
+            previous: None,
+        };
+        // The frame of the prompt's examples, told of the turn's people.
+        let framed = "The user shared the flowers found in the field last weekend; the assistant called them lovely \
+                      purple leaves.";
+        let (reply, origin) = summarize_turn(&Fixed::new(framed), &chat, &opts).unwrap();
+        assert_eq!(
+            (origin, reply.text.as_str()),
+            ("model", "Melanie shared the flowers found in the field last weekend; Caroline called them lovely purple leaves.")
+        );
+        // A frame with the sides wrong is no L2 of the model's.
+        for wrong in [
+            "The user asked Melanie about the flowers found in the field last weekend; the assistant called them \
+             lovely purple leaves.",
+            "The user shared the flowers found in the field last weekend; the other person called them lovely \
+             purple leaves.",
+        ] {
+            let (reply, origin) = summarize_turn(&Fixed::new(wrong), &chat, &opts).unwrap();
+            assert_eq!(origin, "extractive", "{wrong:?} was kept as {:?}", reply.text);
+        }
+        // A turn of a user and an assistant keeps the frame as written.
+        let agent = L2Item {
+            id: 7,
+            user: "How do I back up /srv every night?".into(),
+            assistant: "Use restic with a cron job: restic backup /srv to a repository on a USB disk.".into(),
+            attempts: 0,
+            previous: None,
+        };
+        let said = "The user asked how to back up /srv every night; the assistant suggested restic with a cron job.";
+        let (reply, origin) = summarize_turn(&Fixed::new(said), &agent, &opts).unwrap();
+        assert_eq!((origin, reply.text.as_str()), ("model", said));
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub use rewrite::{
     rewrite_refused, speaker_words, speaks_for_itself,
 };
 pub use settle::{settle, settle_kept};
-pub use sides::Sides;
+pub use sides::{named_people, with_people_named, Sides};
 use terms::supported;
 pub use terms::{is_empty_term, keeps_its_case, key_terms, terms};
 

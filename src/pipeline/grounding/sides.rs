@@ -103,9 +103,115 @@ impl Sides {
     }
 }
 
+/// The two people of a turn between named speakers: the one name that
+/// labels every labelled line the user side has, and the other one that
+/// labels the reply's ("Melanie: …" / "Caroline: …"); `None` for a turn
+/// with a user and an assistant.
+pub fn named_people(user: &str, assistant: &str) -> Option<(String, String)> {
+    let one = |text: &str| {
+        let mut names = text.lines().filter_map(crate::pipeline::digest::named_speaker).map(|(who, _)| who);
+        let first = names.next()?;
+        names.all(|n| n == first).then(|| first.to_string())
+    };
+    let (u, a) = (one(user)?, one(assistant)?);
+    (u != a).then_some((u, a))
+}
+
+/// A turn summary of two named people with its frames naming them: the
+/// model is shown turns of a user and an assistant, and SmolLM2-135M
+/// reports a chat between Caroline and Melanie in that frame ("The user
+/// asked how it was, and Melanie explained …; the assistant added …").
+/// "The user" becomes the user side's name and "the assistant" the
+/// reply's; a sentence that calls one of them "the other person", or has
+/// a person ask or tell themselves once named ("The user asked Caroline
+/// …" where Caroline is the user), is refused: it has the sides wrong.
+pub fn with_people_named(sentence: &str, user: &str, assistant: &str) -> Result<String, String> {
+    let lower = sentence.to_ascii_lowercase();
+    for other in ["the other person", "the other speaker"] {
+        if lower.contains(other) {
+            return Err(format!("the sentence calls a speaker {other:?}, not by name"));
+        }
+    }
+    let at_word = |i: usize, len: usize| {
+        let before = lower[..i].chars().next_back();
+        let after = lower[i + len..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    };
+    let mut out = String::with_capacity(sentence.len());
+    let mut i = 0;
+    while i < sentence.len() {
+        let frame = [("the user", user), ("the assistant", assistant)]
+            .into_iter()
+            .find(|(f, _)| lower[i..].starts_with(f) && at_word(i, f.len()));
+        match frame {
+            Some((f, name)) => {
+                out.push_str(name);
+                i += f.len();
+            }
+            None => {
+                let c = sentence[i..].chars().next().expect("inside the sentence");
+                out.push(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    let ws: Vec<&str> =
+        out.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')).collect();
+    for name in [user, assistant] {
+        if ws.windows(3).any(|w| w[0] == name && w[2] == name) {
+            return Err(format!("the sentence has {name} speak to {name}"));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turn_between_named_people_is_told_of_them_by_name() {
+        let (user, assistant) = named_people(
+            "Caroline: Hey Mel! I went to a pride parade last Friday.\nCaroline: It was amazing.",
+            "Melanie: Wow, that sounds great!",
+        )
+        .unwrap();
+        assert_eq!((user.as_str(), assistant.as_str()), ("Caroline", "Melanie"));
+        // A user and an assistant, or one person on both sides, are not two named people.
+        assert_eq!(named_people("How do I back up /srv?", "Use restic."), None);
+        assert_eq!(named_people("Caroline: Hi!", "Caroline: Hello again."), None);
+        assert_eq!(named_people("Caroline: Hi!\nJon: Hey.", "Melanie: Hello."), None);
+        // SmolLM2-135M's L2s of LoCoMo turns, as stored before this rule.
+        assert_eq!(
+            with_people_named(
+                "The user asked how it was, and Melanie explained that she had a great day; the assistant added: \
+                 Family moments make life awesome.",
+                "Caroline",
+                "Melanie"
+            )
+            .unwrap(),
+            "Caroline asked how it was, and Melanie explained that she had a great day; Melanie added: Family \
+             moments make life awesome."
+        );
+        assert_eq!(
+            with_people_named("The user's painting, the assistant's bowl; the username stays.", "Jon", "Gina").unwrap(),
+            "Jon's painting, Gina's bowl; the username stays."
+        );
+        let why = with_people_named(
+            "The user asked Caroline about a bowl, and the assistant explained that it took some work to make.",
+            "Caroline",
+            "Melanie",
+        )
+        .unwrap_err();
+        assert!(why.contains("Caroline speak to Caroline"), "{why}");
+        let why = with_people_named(
+            "The assistant explained that it is a photo of a horse; the other person has been described as a horse.",
+            "Caroline",
+            "Melanie",
+        )
+        .unwrap_err();
+        assert!(why.contains("the other person"), "{why}");
+    }
 
     #[test]
     fn the_user_asked_how_needs_a_user_who_asks_how() {
