@@ -54,23 +54,34 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     if answer.is_some() && (is_filler(&ask) || says_nothing(&ask)) {
         ask = String::new();
     }
-    // The request has at least ASK_WORDS beside an answer, and whatever a
-    // short answer leaves: both are said whole when they fit together.
-    let ask_budget = match &answer {
-        Some(a) => ASK_WORDS.max(L2_MAX_WORDS.saturating_sub(a.split_whitespace().count() + 1)),
-        None => L2_MAX_WORDS,
-    };
-    let ask = clip_words(ask.trim(), ask_budget);
-    match (ask.is_empty(), answer) {
-        (false, Some(a)) => {
-            // The dash between them counts as a word.
-            let left = L2_MAX_WORDS.saturating_sub(ask.split_whitespace().count() + 1).max(6);
-            format!("{} — {}", ask.trim_end_matches(['.', '…']), clip_words(&a, left))
-        }
-        (false, None) => ask,
+    match (ask.trim().is_empty(), answer) {
+        (false, Some(a)) => request_and_answer(ask.trim(), &a),
+        (false, None) => clip_words(ask.trim(), L2_MAX_WORDS),
         (true, Some(a)) => clip_words(&a, L2_MAX_WORDS),
         (true, None) => String::new(),
     }
+}
+
+/// "request — answer" within [`L2_MAX_WORDS`] (the dash counts as a
+/// word). The request has at least [`ASK_WORDS`], and whatever a short
+/// answer leaves; or, where a clip of the request would cut a phrase
+/// ("… camping with my fam —") and the answer can end at a clause of its
+/// own in the words left, the request is said whole.
+fn request_and_answer(ask: &str, answer: &str) -> String {
+    let count = |t: &str| t.split_whitespace().count();
+    let pair = |budget: usize| {
+        let ask = clip_words(ask, budget);
+        let left = L2_MAX_WORDS.saturating_sub(count(&ask) + 1).max(6);
+        (clip_words(answer, left), ask)
+    };
+    let (mut answer_said, mut ask_said) = pair(ASK_WORDS.max(L2_MAX_WORDS.saturating_sub(count(answer) + 1)));
+    if ask_said.ends_with('…') && count(ask) + 1 + 6 <= L2_MAX_WORDS {
+        let (whole_answer, whole_ask) = pair(count(ask));
+        if !whole_answer.ends_with('…') {
+            (answer_said, ask_said) = (whole_answer, whole_ask);
+        }
+    }
+    format!("{} — {}", ask_said.trim_end_matches(['.', '…']), answer_said)
 }
 
 /// The words of an extractive L2 that go to the request beside a long
@@ -554,6 +565,20 @@ mod tests {
             "Melanie: Hey Caroline, hope all's good! I had a quiet weekend after we went camping with my fam \
              two weekends ago. It was great to unplug and hang with the kids.",
             "Caroline: Hey Melanie! Last weekend I joined a mentorship program for LGBTQ youth.",
+            None,
+        );
+        assert_eq!(
+            s,
+            "Melanie: I had a quiet weekend after we went camping with my fam two weekends ago — \
+             Caroline: Last weekend I joined a mentorship program for LGBTQ youth."
+        );
+        // The turn as LoCoMo has it: the answer goes on after a dash, and
+        // ends there to leave the request whole.
+        let s = extractive_turn(
+            "Melanie: Hey Caroline, hope all's good! I had a quiet weekend after we went camping with my fam \
+             two weekends ago.",
+            "Caroline: Hey Melanie! That sounds great! Last weekend I joined a mentorship program for LGBTQ youth - \
+             it's really rewarding to help the community.",
             None,
         );
         assert_eq!(
