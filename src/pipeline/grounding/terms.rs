@@ -75,7 +75,7 @@ pub fn terms(text: &str) -> Vec<String> {
     let mut sentence_start = true;
     for raw in text.split_whitespace() {
         let token = raw.trim_matches(|c: char| ",;:!?()[]{}<>\"'`«»“”‘’。，、；：！？（）".contains(c));
-        let bare = token.trim_end_matches('.');
+        let bare = without_line_number(token.trim_end_matches('.'));
         let name = !sentence_start && is_name(bare);
         if is_identifier(bare) || bare.chars().any(|c| c.is_ascii_digit()) || name {
             push(bare);
@@ -83,6 +83,22 @@ pub fn terms(text: &str) -> Vec<String> {
         sentence_start = raw.ends_with(['.', '!', '?', ':']) || raw.ends_with(".\"");
     }
     out
+}
+
+/// A word without the line number `grep -n` and compilers put before it
+/// ("31:EMAIL_HOST" is `EMAIL_HOST` on line 31): the number is where it
+/// was found, not part of its name. A time ("10:30") keeps its digits.
+fn without_line_number(token: &str) -> &str {
+    match token.split_once(':') {
+        Some((n, rest))
+            if !n.is_empty()
+                && n.chars().all(|c| c.is_ascii_digit())
+                && rest.starts_with(|c: char| c.is_alphabetic() || matches!(c, '_' | '/' | '.')) =>
+        {
+            rest
+        }
+        _ => token,
+    }
 }
 
 fn between(text: &str, quote: char) -> Vec<&str> {

@@ -278,6 +278,21 @@ fn the_markers_of_an_agents_tool_lines_are_no_key_terms_but_what_they_ran_is() {
 }
 
 #[test]
+fn a_line_number_before_a_name_is_where_it_was_found_not_its_name() {
+    // `grep -n` in an agent's tool result, as the agent session has it.
+    let t = key_terms(
+        ["Where is the port set?\n[result: 31:EMAIL_HOST = 'smtp.mailgun.org'\n32:EMAIL_PORT = 465]\nLine 32."],
+        40,
+    );
+    for want in ["EMAIL_HOST", "EMAIL_PORT", "smtp.mailgun.org"] {
+        assert!(t.iter().any(|x| x == want), "{want} missing from {t:?}");
+    }
+    assert!(!t.iter().any(|x| x.contains("31:") || x.contains("32:")), "{t:?}");
+    // A time keeps its digits.
+    assert!(terms("The job runs at 10:30 daily.").iter().any(|x| x == "10:30"));
+}
+
+#[test]
 fn a_reply_that_turns_the_recommendation_around_fails() {
     // SmolLM2-135M's L2 of the demo's first turn, stored before this check.
     let r = "The user asked how to back up a home server's /srv folder every night; the assistant explained that using restic backup with a cron job would be impractical.";
