@@ -293,8 +293,32 @@ pub fn build(store: &Store, project: &str, limit_tokens: usize, query: Option<&s
         }
         block.segments.push(r.entry);
     }
+    without_terms_shown_before(&mut block);
     block.tokens = tokens(markdown(&block).len());
     Ok(block)
+}
+
+/// Each entry's "(also: …)" without the terms the block has shown before
+/// it, in a list or a text: the agent session's project summary listed
+/// `smtplib; Gmail; smtp.mailgun.org`, and so did the segment after it.
+fn without_terms_shown_before(block: &mut Block) {
+    // Lower case, each text and list item between spaces, so a term is
+    // found as a whole ("Mel" is not in "Melanie").
+    let mut shown = String::from(" ");
+    let entries = block.project_summary.iter_mut().chain(block.segments.iter_mut()).chain(block.related.iter_mut());
+    for e in entries {
+        let said = |t: &str| {
+            let t = t.to_lowercase();
+            shown.match_indices(&t).any(|(i, _)| {
+                let before = shown[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+                let after = shown[i + t.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+                before && after
+            })
+        };
+        let kept = e.key_terms.split("; ").filter(|t| !t.is_empty() && !said(t)).collect::<Vec<_>>().join("; ");
+        shown.push_str(&format!("{} {} ", e.content.to_lowercase(), kept.to_lowercase()));
+        e.key_terms = kept;
+    }
 }
 
 /// The first whole sentences of a summary within `max` bytes, when there
@@ -454,6 +478,17 @@ mod tests {
 
     use crate::store::context::fixtures;
 
+    fn entry(content: &str, key_terms: &str) -> Entry {
+        Entry {
+            session: None,
+            status: "complete".into(),
+            updated: String::new(),
+            at: String::new(),
+            content: content.into(),
+            key_terms: key_terms.into(),
+        }
+    }
+
     fn fixture() -> Store {
         fixtures::two_projects()
     }
@@ -594,6 +629,28 @@ mod tests {
         // s1's key terms are all in its text: none is shown.
         assert!(!md.contains("key terms") && !md.contains("(also: login"), "{md}");
         assert_eq!(new_terms("The pool size is 32.", "pool; 32; -l; 14.2s; PgBouncer; Bash; 8 passed"), "PgBouncer");
+        // A term listed, or said, before in the block is not listed again.
+        let mut b = Block {
+            project: "app".into(),
+            project_summary: Some(entry("The pool is PgBouncer's.", "smtplib; Gmail")),
+            pending: vec![],
+            segments: vec![
+                entry("Mail goes out again.", "smtplib; pgbouncer; EMAIL_PORT"),
+                entry("CI.", "Gmail; ci.yml; Pool"),
+            ],
+            related: vec![entry("Older.", "EMAIL_PORT; restic")],
+            query: vec![],
+            tokens: 0,
+        };
+        without_terms_shown_before(&mut b);
+        let lists: Vec<&str> =
+            b.project_summary.iter().chain(&b.segments).chain(&b.related).map(|e| e.key_terms.as_str()).collect();
+        assert_eq!(lists, ["smtplib; Gmail", "EMAIL_PORT", "ci.yml", "restic"]);
+        // Found as a whole word only: "Mel" is not said by "Melanie".
+        let mut b = Block { project_summary: Some(entry("Melanie paints.", "")), ..b };
+        b.segments = vec![entry("A trip.", "Mel; Paris")];
+        without_terms_shown_before(&mut b);
+        assert_eq!(b.segments[0].key_terms, "Mel; Paris");
         // Rows written before key terms left praise and contractions out.
         assert_eq!(new_terms("Caroline went to a parade.", "great; I've; Sweden; awesome; what's; BTW"), "Sweden");
     }
