@@ -254,6 +254,15 @@ pub fn is_statement(sentence: &str) -> bool {
     !sentence.trim_end().ends_with('?') && !is_filler(sentence) && !says_nothing(sentence)
 }
 
+/// Whether a clause is a question that names nothing (no identifier,
+/// number or name besides its speaker's label): "Care to fill me in?",
+/// "What's the best part you remember from it?", not "Are there other
+/// places that open SMTP connections themselves?".
+pub fn asks_only(clause: &str) -> bool {
+    let said = named_speaker(clause).map_or(clause, |(_, rest)| rest);
+    said.trim_end().ends_with('?') && crate::pipeline::grounding::terms(said).is_empty()
+}
+
 /// Words that announce a new subject: "different question", "another
 /// thing", "by the way" (the segmenter's cue, [`without_announcement`]'s cut).
 pub const NEW_TOPIC_ADJ: &[&str] = &["different", "another", "unrelated", "new", "separate", "other"];
@@ -1027,6 +1036,12 @@ mod tests {
         // the stems no other clause has.
         assert_eq!(select_notes(&clauses, 100, ""), vec![1]);
         assert!(!is_statement("Jon: Hope all's good, Gina."));
+        assert!(asks_only("Melanie: Care to fill me in?"));
+        assert!(asks_only("What's the best part you remember from it?"));
+        assert!(!asks_only("Are there other places that open SMTP connections themselves?"));
+        assert!(!asks_only("How should I back up my home server's /srv folder every night?"));
+        assert!(!asks_only("Did you go to Paris with Jon?"));
+        assert!(!asks_only("Melanie: I went camping with the kids."));
         // Small talk before the news is left out of its sentence.
         assert_eq!(
             without_small_talk_lead("Jon: Long time no talk - I moved to Berlin in May."),

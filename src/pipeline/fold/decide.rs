@@ -292,9 +292,12 @@ fn digest_segment(
     // The digest is made of the notes' clauses: "request — answer" and
     // "asked …; explained …" are two, and the filler half of a note
     // ("Melanie: Wow, that's cool!") is left out.
+    // A question that names nothing ("Melanie: Care to fill me in?",
+    // "What's the best part you remember from it?") asks the other to
+    // talk: what they said is the fact, and the question no clause of it.
     let mut units: Vec<(String, usize, bool)> = Vec::new();
     for (i, n) in notes.iter().enumerate() {
-        units.extend(digest::clauses(n.0).into_iter().map(|c| (c, i, false)));
+        units.extend(digest::clauses(n.0).into_iter().filter(|c| !digest::asks_only(c)).map(|c| (c, i, false)));
     }
     if units.is_empty() {
         units = notes.iter().enumerate().map(|(i, n)| (as_sentence(n.0), i, false)).collect();

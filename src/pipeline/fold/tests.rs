@@ -764,6 +764,35 @@ fn a_digest_neither_opens_with_small_talk_nor_keeps_it() {
 }
 
 #[test]
+fn a_digest_keeps_no_note_that_only_asks_the_other_to_talk() {
+    // LoCoMo's session 9 as its notes stood: questions that name nothing
+    // took words from what was told.
+    let turns = [
+        "Melanie: Care to fill me in?\nCaroline: Seeing my mentee's face light up at the support meeting was the best.",
+        "Melanie: What's the best part you remember from it?\nCaroline: Next month I'm having an LGBTQ art show with \
+         my paintings at the Riverside gallery.",
+        "Melanie: Did you show it to Jon?\nCaroline: Yes, Jon loved the sunset one.",
+    ];
+    let notes = [
+        "Melanie: Care to fill me in? — Caroline: Seeing my mentee's face light up at the support meeting was the best.",
+        "Melanie: What's the best part you remember from it? — Caroline: Next month I'm having an LGBTQ art show.",
+        "Melanie: Did you show it to Jon? — Caroline: Yes, Jon loved the sunset one.",
+    ];
+    let mut i = input(None, &notes, 0);
+    i.sources = &turns;
+    i.by_model = &[false; 3];
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            for asked in ["Care to fill me in", "best part you remember"] {
+                assert!(!content.contains(asked), "{asked}: {content}");
+            }
+            assert!(content.contains("LGBTQ art show"), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_question_of_the_turn_is_never_added_beside_the_notes() {
     let turn = "Caroline: Why watercolor rather than oil portraits?\n\
                 Melanie: I paint every August at my grandmother's cabin with my two kids. My grandmother's cabin \
