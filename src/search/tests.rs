@@ -187,3 +187,17 @@ fn a_raw_turn_is_read_with_the_turn_before_it_in_its_session() {
     // turn after a match, scored at the context's weight.
     assert_eq!(scores("kids"), vec![(1, 1.0), (3, 1.0), (2, 0.3)]);
 }
+
+#[test]
+fn a_summary_s_share_of_the_query_s_words_counts_half_a_turn_s() {
+    // Keyword-only, so the score is the share alone: the L3 holds "bread"
+    // of "bread locking" (one of two words) as turn 1 would.
+    let s = crate::store::search::fixture(&[]);
+    s.exec("UPDATE turns SET user_text = CASE id WHEN 1 THEN 'The bread rose.' ELSE 'Nothing here.' END").unwrap();
+    let score = |f: Filters| {
+        let o = search(&s, "bread guitar", None, &f, W, 10).unwrap();
+        o.hits.first().map(|h| (h.level, h.id, (h.score * 100.0).round() / 100.0))
+    };
+    assert_eq!(score(Filters { level: Some(3), ..Default::default() }), Some((3, 10, 0.25)));
+    assert_eq!(score(Filters { level: Some(1), ..Default::default() }), Some((1, 1, 0.5)));
+}
