@@ -174,6 +174,7 @@ fn summarize_turn(
     let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
     // Between two named people, the frames the examples teach name them.
     let people = grounding::named_people(&item.user, &item.assistant);
+    let sides = grounding::Sides::new(&[item.user.as_str()], &item.assistant);
     let t = opts.summaries.temperature;
     let mut last = None;
     let asking = &opts.payoffs.l2;
@@ -186,7 +187,8 @@ fn summarize_turn(
         let mut reply = complete(model, &request(item, opts, temperature, &settled, &ctx))?;
         let tidied = super::tidy::tidy(&reply.text, Some(L2_SENTENCES));
         let accepted = accept(&tidied, &acceptance).and_then(|text| match &people {
-            Some((user, assistant)) => grounding::with_people_named(&text, user, assistant),
+            Some((user, assistant)) => grounding::with_people_named(&text, user, assistant)
+                .map(|text| sides.with_subject_named(&text, user, assistant)),
             None => Ok(text),
         });
         asking.record(retry, accepted.is_ok());
@@ -447,6 +449,20 @@ mod tests {
             let (reply, origin) = summarize_turn(&Fixed::new(wrong), &chat, &opts).unwrap();
             assert_eq!(origin, "extractive", "{wrong:?} was kept as {:?}", reply.text);
         }
+        // "She" is named where the sentence's words are one side's.
+        let photo = L2Item {
+            id: 8,
+            user: "Caroline: That's so sweet!".into(),
+            assistant: "Melanie: Thanks! Here's Oliver, our cat, asleep on the porch rug.".into(),
+            attempts: 0,
+            previous: None,
+        };
+        let she = "She showed Oliver, their cat, asleep on the porch rug.";
+        let (reply, origin) = summarize_turn(&Fixed::new(she), &photo, &opts).unwrap();
+        assert_eq!(
+            (origin, reply.text.as_str()),
+            ("model", "Melanie showed Oliver, their cat, asleep on the porch rug.")
+        );
         // A turn of a user and an assistant keeps the frame as written.
         let agent = L2Item {
             id: 7,

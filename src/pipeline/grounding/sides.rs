@@ -51,6 +51,37 @@ impl Sides {
         }
     }
 
+    /// The side a sentence tells of, where its words say: of the content
+    /// words only one side has, at least two are that side's and none the
+    /// other's. "She shared her cat with its head on the floor" of a turn
+    /// whose reply shares that photo tells of the reply's speaker.
+    fn told_of(&self, sentence: &str) -> Option<Side> {
+        let said: HashSet<String> = content_words(sentence).iter().map(|w| stem(w)).collect();
+        let user = said.iter().filter(|s| self.user.contains(*s) && !self.assistant.contains(*s)).count();
+        let assistant = said.iter().filter(|s| self.assistant.contains(*s) && !self.user.contains(*s)).count();
+        match (user, assistant) {
+            (u, 0) if u >= 2 => Some(Side::User),
+            (0, a) if a >= 2 => Some(Side::Assistant),
+            _ => None,
+        }
+    }
+
+    /// A sentence that opens with "She" or "He" with that person named,
+    /// where its words say which side it tells of ([`Sides::told_of`]):
+    /// an L2 is read alone, in search results and in digests, where "She"
+    /// names no one. Otherwise the sentence as it is.
+    pub fn with_subject_named(&self, sentence: &str, user: &str, assistant: &str) -> String {
+        let Some((first, rest)) = sentence.split_once(' ') else { return sentence.to_string() };
+        if !matches!(first, "She" | "He") {
+            return sentence.to_string();
+        }
+        match self.told_of(rest) {
+            Some(Side::User) => format!("{user} {rest}"),
+            Some(Side::Assistant) => format!("{assistant} {rest}"),
+            None => sentence.to_string(),
+        }
+    }
+
     /// Why a sentence cannot be kept: a frame of one side says mostly
     /// what only the other side said.
     pub fn fault(&self, sentence: &str) -> Option<String> {
@@ -211,6 +242,29 @@ mod tests {
         )
         .unwrap_err();
         assert!(why.contains("the other person"), "{why}");
+    }
+
+    #[test]
+    fn a_sentence_that_opens_with_she_names_the_side_its_words_are_from() {
+        // LoCoMo's turn: SmolLM2-135M's L2 began "She shared …".
+        let sides = Sides::new(
+            &["Caroline: That's so sweet! What a great bond you two have."],
+            "Melanie: Thanks! Here's Oliver, our cat. [shares a photo: a cat lying with its head on the floor]",
+        );
+        assert_eq!(
+            sides.with_subject_named(
+                "She shared a photo of Oliver, their cat, lying on the floor.",
+                "Caroline",
+                "Melanie"
+            ),
+            "Melanie shared a photo of Oliver, their cat, lying on the floor."
+        );
+        // Words of both sides, or of neither, name no one; nor "They".
+        for kept in
+            ["She shared a great bond with the cat.", "She was happy.", "They shared a photo of Oliver the cat."]
+        {
+            assert_eq!(sides.with_subject_named(kept, "Caroline", "Melanie"), kept);
+        }
     }
 
     #[test]
