@@ -4,7 +4,8 @@ over a database kept by `scripts/bench/memory.sh --keep DIR` (issue 14's
 "search beats grep" goal; BENCHMARKS.md, "Memory quality"). A Python copy of
 the score in src/search/ (cosine × vector_weight + share of the query's
 words × keyword_weight, a word only in the turn before a raw turn counting
-0.3, each row a candidate, rolled up to the first 5 distinct sessions);
+0.3, an L3's share counting half (stop 60), each row a candidate, rolled up
+to the first 5 distinct sessions);
 read-only on the database. Every turn is a candidate here; the binary
 takes the keyword and vector candidates and the turns after keyword hits.
 
@@ -15,7 +16,10 @@ questions with `ragger embed`. --max-turns must match the kept run's.
 """
 import argparse, datetime, json, os, re, sqlite3, struct, subprocess, sys
 
-import snowballstemmer
+try:
+    import snowballstemmer
+except ImportError:
+    sys.exit("search_ablation.py: needs the Python package snowballstemmer (pip install snowballstemmer==3.1.1)")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memory as m  # noqa: E402
@@ -131,7 +135,9 @@ rows = [
     ("+ stems, NLTK stopwords", dict(stems=True, stops=NLTK, kinds=ALL, dates=False)),
     ("+ stems, NLTK stopwords, no L2 hits by default", dict(stems=True, stops=NLTK, kinds=NO_L2, dates=False)),
     ("+ stems, NLTK stopwords, no L2 hits, turn month and year", dict(stems=True, stops=NLTK, kinds=NO_L2, dates=True)),
-    ("+ the previous turn's words at 0.3 (now)", dict(stems=True, stops=NLTK, kinds=NO_L2, dates=True, before=0.3)),
+    ("+ the previous turn's words at 0.3", dict(stems=True, stops=NLTK, kinds=NO_L2, dates=True, before=0.3)),
+    ("+ an L3's share of the query's words at half (now)",
+     dict(stems=True, stops=NLTK, kinds=NO_L2, dates=True, before=0.3, summary_share=0.5)),
 ]
 print(f"{len(qs)} questions")
 for name, kw in rows:
@@ -144,9 +150,10 @@ print("  previous turn's weight 0.15 / 0.2 / 0.4 / 0.5: " + " / ".join(
 # Stop 56: an L3 digest holds the words of many turns, so its share of the
 # query's words rewards breadth. Each variant with its mean reciprocal rank
 # of the first evidence session (MRR) beside recall@5.
-for name, kw in [("now", now), ("L3s' share of the query's words x 0.5", dict(now, summary_share=0.5)),
+for name, kw in [("an L3's share counted like a turn's (before stop 60)", dict(now, summary_share=1.0)),
+                 ("L3s' share of the query's words x 0.5 (now)", now),
                  ("L3s found by their vector alone (share x 0)", dict(now, summary_share=0.0)),
-                 ("an L3's share is its best clause's", dict(now, per_clause=True)),
+                 ("an L3's share is its best clause's", dict(now, per_clause=True, summary_share=1.0)),
                  ("no L3 candidates (turns rolled up to their L3)", dict(now, kinds=("turn",)))]:
     ranks = []
     r5 = recall(**kw, mrr=ranks)
