@@ -401,15 +401,12 @@ pub fn clip_words(text: &str, max: usize) -> String {
         Some(i) => format!("{}.", head[..=i].join(" ").trim_end_matches([';', ','])),
         None => {
             // Back off past the words that leave a phrase open, keeping at
-            // least half; a dash or comma met on the way ends it there.
+            // least half (a clause boundary there was taken above).
             let mut end = max;
             while end > max / 2 + 1 && leaves_a_phrase_open(head[end - 1]) {
                 end -= 1;
             }
-            match head[..end].last() {
-                Some(w) if is_dash(w) => format!("{}.", head[..end - 1].join(" ")),
-                _ => format!("{}…", head[..end].join(" ").trim_end_matches([';', ',', '.'])),
-            }
+            format!("{}…", head[..end].join(" ").trim_end_matches([';', ',', '.']))
         }
     }
 }
@@ -421,7 +418,7 @@ fn is_dash(word: &str) -> bool {
 /// A word a phrase cannot end on, so a clip after it leaves a stub: an
 /// article or possessive before its noun, a preposition or conjunction
 /// before what it joins, an auxiliary or subject before its verb, a count
-/// before what it counts, a dash.
+/// before what it counts.
 fn leaves_a_phrase_open(word: &str) -> bool {
     #[rustfmt::skip]
     const OPEN: &[&str] = &[
@@ -434,7 +431,7 @@ fn leaves_a_phrase_open(word: &str) -> bool {
         "really", "too", "quite", "not", "more", "most", "two", "three", "four", "five", "six", "seven",
         "eight", "nine", "ten", "few", "several",
     ];
-    is_dash(word) || OPEN.contains(&word.to_lowercase().as_str())
+    OPEN.contains(&word.to_lowercase().as_str())
 }
 
 /// The sentences of a stored summary: [`crate::pipeline::tidy::sentences`],
@@ -1403,7 +1400,7 @@ mod tests {
         assert_eq!(clip_words(camping, 14), "Melanie: I had a quiet weekend after we went camping with my fam…");
         let sense = "Caroline: When you see it in person you can feel the sense of how neglected some people are.";
         assert_eq!(clip_words(sense, 14), "Caroline: When you see it in person you can feel the sense…");
-        // An en dash met while backing off ends the clause there.
+        // An en dash ends a clause as a dash does.
         let race = "Melanie: I ran a charity race for mental health last Saturday – it was awesome and tiring.";
         assert_eq!(clip_words(race, 14), "Melanie: I ran a charity race for mental health last Saturday.");
         // A content word at the cut stays; at most half the words go.

@@ -173,8 +173,8 @@ fn summarize_turn(
     );
     let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
     // Between two named people, the frames the examples teach name them.
-    let people = grounding::named_people(&item.user, &item.assistant);
-    let sides = grounding::Sides::new(&[item.user.as_str()], &item.assistant);
+    let people = grounding::named_people(&item.user, &item.assistant)
+        .map(|(user, assistant)| (user, assistant, grounding::Sides::new(&[item.user.as_str()], &item.assistant)));
     let t = opts.summaries.temperature;
     let mut last = None;
     let asking = &opts.payoffs.l2;
@@ -187,7 +187,7 @@ fn summarize_turn(
         let mut reply = complete(model, &request(item, opts, temperature, &settled, &ctx))?;
         let tidied = super::tidy::tidy(&reply.text, Some(L2_SENTENCES));
         let accepted = accept(&tidied, &acceptance).and_then(|text| match &people {
-            Some((user, assistant)) => grounding::with_people_named(&text, user, assistant)
+            Some((user, assistant, sides)) => grounding::with_people_named(&text, user, assistant)
                 .map(|text| sides.with_subject_named(&text, user, assistant)),
             None => Ok(text),
         });
