@@ -374,6 +374,18 @@ pub fn is_follow_up(user: &str) -> bool {
     !ws.is_empty() && ws.len() <= 10 && (is_filler(user) || BACK.contains(&ws[0].as_str()) && own <= 2 && named == 0)
 }
 
+/// The request a follow-up goes back to, of what the user said before it
+/// (`earlier`, newest first): the newest that is no follow-up itself, so
+/// "ok commit" after "Do it for the whole codebase." is read with what
+/// both follow ("Are there other places that open SMTP connections?");
+/// the newest when every one is. None when `user` is no follow-up.
+pub fn request_followed<'a>(user: &str, earlier: &'a [String]) -> Option<&'a str> {
+    if !is_follow_up(user) {
+        return None;
+    }
+    earlier.iter().find(|e| !is_follow_up(e)).or(earlier.first()).map(String::as_str)
+}
+
 /// At most `max` words of a sentence: cut at the last clause boundary
 /// (`;`, `,`, a dash) that keeps at least half of them, else after the
 /// last word that can end a phrase ([`leaves_a_phrase_open`]: not "… with
@@ -1065,6 +1077,21 @@ mod tests {
         ] {
             assert!(!is_follow_up(r), "{r}");
         }
+    }
+
+    #[test]
+    fn a_follow_up_of_a_follow_up_goes_back_to_the_request_both_follow() {
+        let earlier: Vec<String> =
+            ["Do it for the whole codebase.", "Are there other places that open SMTP connections?"]
+                .map(String::from)
+                .to_vec();
+        assert_eq!(request_followed("ok commit", &earlier), Some(earlier[1].as_str()));
+        // A request of its own follows nothing.
+        assert_eq!(request_followed("Why does the service MARLIN restart at night?", &earlier), None);
+        // When every earlier text points back, the newest is read.
+        let all_back: Vec<String> = ["Thanks!", "That fixed it."].map(String::from).to_vec();
+        assert_eq!(request_followed("ok commit", &all_back), Some("Thanks!"));
+        assert_eq!(request_followed("ok commit", &[]), None);
     }
 
     #[test]

@@ -107,7 +107,7 @@ struct TurnContext {
 impl TurnContext {
     fn new(item: &L2Item) -> Self {
         let turn = format!("{}\n{}", item.user, item.assistant);
-        let before = item.previous.as_ref().filter(|_| digest::is_follow_up(&item.user)).map(|(u, _)| u.clone());
+        let before = digest::request_followed(&item.user, &item.earlier).map(str::to_string);
         let sources: Vec<&str> = std::iter::once(turn.as_str()).chain(before.as_deref()).collect();
         let vocabulary = digest::vocabulary(&sources).seeking(digest::facts(&sources));
         TurnContext { turn, before, vocabulary }
@@ -235,7 +235,7 @@ mod tests {
             user: "How do I back up /srv with restic?".into(),
             assistant: "Run restic backup /srv from a nightly cron job.".into(),
             attempts: 0,
-            previous: None,
+            earlier: vec![],
         }
     }
 
@@ -327,7 +327,7 @@ mod tests {
             user: "That fixed it.".into(),
             assistant: "Great, glad the nightly job works.".into(),
             attempts: 0,
-            previous: Some(("How do I back up /srv with restic?".into(), "Use a nightly cron job.".into())),
+            earlier: vec!["How do I back up /srv with restic?".into()],
         };
         // The model names the request it follows: grounded by the turn before.
         let model = Fixed::new("The nightly restic job for /srv works.");
@@ -341,6 +341,25 @@ mod tests {
     }
 
     #[test]
+    fn a_follow_up_of_a_follow_up_is_read_with_the_request_both_follow() {
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let commit = L2Item {
+            id: 5,
+            user: "ok commit".into(),
+            assistant: "Committed as 9c2d1e0.".into(),
+            attempts: 0,
+            earlier: vec![
+                "Do it for the whole codebase.".into(),
+                "Are there other places that open SMTP connections themselves?".into(),
+            ],
+        };
+        let (reply, origin) = summarize_turn(&Fixed::cycle(&[INVENTED]), &commit, &opts).unwrap();
+        assert_eq!(origin, "extractive");
+        assert!(reply.text.contains("SMTP connections") && reply.text.contains("9c2d1e0"), "{}", reply.text);
+        assert!(!reply.text.contains("whole codebase"), "{}", reply.text);
+    }
+
+    #[test]
     fn a_reply_that_gives_the_user_the_assistants_words_is_refused() {
         let opts = PassOptions::new("me".into(), Summaries::default());
         let follow = L2Item {
@@ -350,10 +369,7 @@ mod tests {
                         in 4 seconds."
                 .into(),
             attempts: 0,
-            previous: Some((
-                "Password reset emails from the shop never arrive.".into(),
-                "Set EMAIL_PORT = 587.".into(),
-            )),
+            earlier: vec!["Password reset emails from the shop never arrive.".into()],
         };
         // SmolLM2-135M's reply of this turn: every word the turn's, the frame false.
         let swapped = "The user asked how to sendtestemail now reports 1 message sent, and the reset mail reached a \
@@ -377,7 +393,7 @@ mod tests {
                         --password-file so cron can run unattended."
                 .into(),
             attempts: 0,
-            previous: None,
+            earlier: vec![],
         };
         // One word of the answer ("cron") among its eleven: vague, refused twice, then extractive.
         let vague = "The user asked if the restic repository should be encrypted; the assistant explained that it is used by cron.";
@@ -402,7 +418,7 @@ mod tests {
             user: "Melanie: We went to the field last weekend. Look at these flowers!".into(),
             assistant: "Caroline: They're lovely! Did you find them in your field of purple leaves?".into(),
             attempts: 0,
-            previous: None,
+            earlier: vec![],
         };
         // SmolLM2-135M's replies of LoCoMo turns of this kind: every word
         // the turn's, but spoken as a speaker ("we", "our"), to one ("you",
@@ -429,7 +445,7 @@ mod tests {
             user: "Melanie: We went to the field last weekend. Look at these flowers!".into(),
             assistant: "Caroline: They're lovely! Did you find them in your field of purple leaves?".into(),
             attempts: 0,
-            previous: None,
+            earlier: vec![],
         };
         // The frame of the prompt's examples, told of the turn's people.
         let framed = "The user shared the flowers found in the field last weekend; the assistant called them lovely \
@@ -455,7 +471,7 @@ mod tests {
             user: "Caroline: That's so sweet!".into(),
             assistant: "Melanie: Thanks! Here's Oliver, our cat, asleep on the porch rug.".into(),
             attempts: 0,
-            previous: None,
+            earlier: vec![],
         };
         let she = "She showed Oliver, their cat, asleep on the porch rug.";
         let (reply, origin) = summarize_turn(&Fixed::new(she), &photo, &opts).unwrap();
@@ -469,7 +485,7 @@ mod tests {
             user: "How do I back up /srv every night?".into(),
             assistant: "Use restic with a cron job: restic backup /srv to a repository on a USB disk.".into(),
             attempts: 0,
-            previous: None,
+            earlier: vec![],
         };
         let said = "The user asked how to back up /srv every night; the assistant suggested restic with a cron job.";
         let (reply, origin) = summarize_turn(&Fixed::new(said), &agent, &opts).unwrap();

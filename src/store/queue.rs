@@ -48,10 +48,15 @@ pub struct L2Item {
     pub user: String,
     pub assistant: String,
     pub attempts: i64,
-    /// The turn said before it in its session (user text, then reply), by
-    /// event time: a follow-up ("That fixed it.") is read with it.
-    pub previous: Option<(String, String)>,
+    /// What the user said in the turns before it in its session, newest
+    /// first, by event time (at most [`EARLIER_TURNS`]): a follow-up
+    /// ("That fixed it.", "ok commit") is read with the request it goes
+    /// back to.
+    pub earlier: Vec<String>,
 }
+
+/// How many earlier turns' user texts an [`L2Item`] carries.
+pub const EARLIER_TURNS: usize = 4;
 
 /// Up to `n` turns waiting for their L2 whose claim `owner` may take, by
 /// id, leaving out those in `skip`.
@@ -63,11 +68,7 @@ pub fn pending_l2(
     skip: &HashSet<i64>,
 ) -> Result<Vec<L2Item>> {
     let sql = format!(
-        "SELECT id, user_text, assistant_text, attempts,
-                (SELECT p.user_text FROM turns p WHERE p.session_id = turns.session_id
-                   AND (p.at, p.id) < (turns.at, turns.id) ORDER BY p.at DESC, p.id DESC LIMIT 1),
-                (SELECT p.assistant_text FROM turns p WHERE p.session_id = turns.session_id
-                   AND (p.at, p.id) < (turns.at, turns.id) ORDER BY p.at DESC, p.id DESC LIMIT 1)
+        "SELECT id, user_text, assistant_text, attempts, session_id, at
          FROM turns
          WHERE {PENDING_L2} AND {FREE} AND (:session IS NULL OR session_id = :session)
          ORDER BY id LIMIT :n"
@@ -77,24 +78,40 @@ pub fn pending_l2(
     let rows = stmt.query_map(
         named_params! {":owner": owner, ":now": now_ms(), ":session": session, ":n": want as i64},
         |r| {
-            let previous = match (r.get::<_, Option<String>>(4)?, r.get::<_, Option<String>>(5)?) {
-                (Some(u), Some(a)) => Some((u, a)),
-                _ => None,
+            let item = L2Item {
+                id: r.get(0)?,
+                user: r.get(1)?,
+                assistant: r.get(2)?,
+                attempts: r.get(3)?,
+                earlier: Vec::new(),
             };
-            Ok(L2Item { id: r.get(0)?, user: r.get(1)?, assistant: r.get(2)?, attempts: r.get(3)?, previous })
+            Ok((item, r.get::<_, i64>(4)?, r.get::<_, i64>(5)?))
         },
     )?;
     let mut out = Vec::new();
     for row in rows {
-        let item = row?;
-        if !skip.contains(&item.id) {
-            out.push(item);
+        let (mut item, session_id, at) = row?;
+        if skip.contains(&item.id) {
+            continue;
         }
+        item.earlier = earlier_requests(store, session_id, at, item.id)?;
+        out.push(item);
         if out.len() == n {
             break;
         }
     }
     Ok(out)
+}
+
+/// The user texts of the turns said before (`at`, `id`) in a session,
+/// newest first.
+fn earlier_requests(store: &Store, session: i64, at: i64, id: i64) -> Result<Vec<String>> {
+    let mut stmt = store.conn.prepare_cached(
+        "SELECT user_text FROM turns WHERE session_id = ?1 AND (at, id) < (?2, ?3)
+         ORDER BY at DESC, id DESC LIMIT ?4",
+    )?;
+    let rows = stmt.query_map(params![session, at, id, EARLIER_TURNS as i64], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The first session at or after ?2 (only ?1 when given) with an L2 to fold.

@@ -190,3 +190,27 @@ fn tick_work_reads_only_partial_indexes() {
         assert!(partial.iter().any(|n| n == index), "{p}: not a partial index ({partial:?})");
     }
 }
+
+#[test]
+fn a_pending_turn_carries_what_the_user_said_before_it_newest_first_by_event_time() {
+    let store = store_with(&[]);
+    // Session 1 gets three more turns; one captured late but said first.
+    for (at, user) in [(5, "third"), (7, "fourth"), (-1, "said first"), (8, "fifth")] {
+        store
+            .conn
+            .execute(
+                "INSERT INTO turns (session_id, at, captured_at, user_text, assistant_text, tokens)
+                 VALUES (1, ?1, 0, ?2, 'a', 1)",
+                params![at, user],
+            )
+            .unwrap();
+    }
+    let items = pending_l2(&store, "me", Some(1), 10, &HashSet::new()).unwrap();
+    let earlier = |user: &str| items.iter().find(|i| i.user == user).unwrap().earlier.clone();
+    assert_eq!(earlier("fourth"), vec!["third", "u", "u", "said first"]);
+    assert!(earlier("said first").is_empty());
+    // At most EARLIER_TURNS, and never another session's.
+    assert_eq!(earlier("fifth"), vec!["fourth", "third", "u", "u"]);
+    let other = pending_l2(&store, "me", Some(2), 10, &HashSet::new()).unwrap();
+    assert_eq!(other.iter().map(|i| i.earlier.len()).collect::<Vec<_>>(), vec![0, 1]);
+}
