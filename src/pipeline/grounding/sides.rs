@@ -24,12 +24,18 @@ pub struct Sides {
     user_words: HashSet<String>,
     /// Whether the user asked anything (a "?").
     user_asks: bool,
+    /// The two people's names, lower case, in a turn between named
+    /// speakers ([`named_people`]): "Melanie explained …" is a frame too.
+    names: Option<(String, String)>,
 }
 
 /// What "the user asked …" may say was asked: each needs the user's own
 /// word ("The user asked how to cherish moments" of "Cherish the moments -
 /// they're the best!" is false); "if" and "whether" need a question.
 const ASKED: &[&str] = &["how", "why", "where", "when", "who", "what", "which", "if", "whether"];
+
+/// Words after which a name starts a clause as its subject.
+const SUBJECT_AFTER: &[&str] = &["and", "but", "then", "while", "so", "when", "after", "as", "because"];
 
 /// Which side a frame gives the words after it to.
 #[derive(Clone, Copy, PartialEq)]
@@ -48,6 +54,10 @@ impl Sides {
             assistant: stems(assistant),
             user_words: user.iter().flat_map(|u| crate::text::words(u)).collect(),
             user_asks: user.iter().any(|u| u.contains('?')),
+            names: user
+                .first()
+                .and_then(|u| named_people(u, assistant))
+                .map(|(u, a)| (u.to_lowercase(), a.to_lowercase())),
         }
     }
 
@@ -87,19 +97,27 @@ impl Sides {
     pub fn fault(&self, sentence: &str) -> Option<String> {
         for piece in sentence.split([';', '—']) {
             let ws = crate::text::words(piece);
-            // Where each frame starts and whose it is: "the user <verb>".
-            let frames: Vec<(usize, Side)> = (0..ws.len().saturating_sub(2))
-                .filter(|&i| ws[i] == "the")
-                .filter_map(|i| match ws[i + 1].as_str() {
-                    "user" => Some((i, Side::User)),
-                    "assistant" => Some((i, Side::Assistant)),
+            // Where each frame starts, where its verb is and whose it is:
+            // "the user <verb>", or between named people "<name> <verb>"
+            // where the name is a clause's subject (first, or after "and":
+            // not "Caroline told Melanie of …").
+            let subject = |i: usize| i == 0 || SUBJECT_AFTER.contains(&ws[i - 1].as_str());
+            let frames: Vec<(usize, usize, Side)> = (0..ws.len().saturating_sub(1))
+                .filter_map(|i| match (ws[i].as_str(), ws[i + 1].as_str()) {
+                    ("the", "user") if i + 2 < ws.len() => Some((i, i + 2, Side::User)),
+                    ("the", "assistant") if i + 2 < ws.len() => Some((i, i + 2, Side::Assistant)),
+                    (name, _) if subject(i) => match &self.names {
+                        Some((user, _)) if name == user => Some((i, i + 1, Side::User)),
+                        Some((_, assistant)) if name == assistant => Some((i, i + 1, Side::Assistant)),
+                        _ => None,
+                    },
                     _ => None,
                 })
                 .collect();
-            for (k, &(at, side)) in frames.iter().enumerate() {
+            for (k, &(_, verb, side)) in frames.iter().enumerate() {
                 let end = frames.get(k + 1).map_or(ws.len(), |f| f.0);
                 let said: HashSet<String> =
-                    ws[at + 3..end].iter().flat_map(|w| content_words(w)).map(|w| stem(&w)).collect();
+                    ws[verb + 1..end].iter().flat_map(|w| content_words(w)).map(|w| stem(&w)).collect();
                 let (own, other) = match side {
                     Side::User => (&self.user, &self.assistant),
                     Side::Assistant => (&self.assistant, &self.user),
@@ -108,16 +126,20 @@ impl Sides {
                 let theirs: Vec<&str> =
                     sided.iter().filter(|s| other.contains(**s)).map(|s| s.as_str()).collect::<Vec<_>>();
                 if sided.len() >= 2 && theirs.len() * 2 > sided.len() {
+                    let (user, assistant) = match &self.names {
+                        Some((u, a)) => (crate::text::capitalized(u), crate::text::capitalized(a)),
+                        None => ("the user".to_string(), "the assistant".to_string()),
+                    };
                     let (who, whom) = match side {
-                        Side::User => ("user", "assistant"),
-                        Side::Assistant => ("assistant", "user"),
+                        Side::User => (user, assistant),
+                        Side::Assistant => (assistant, user),
                     };
                     let mut shown = theirs;
                     shown.sort_unstable();
-                    return Some(format!("the sentence gives the {who} what the {whom} said ({})", shown.join(", ")));
+                    return Some(format!("the sentence gives {who} what {whom} said ({})", shown.join(", ")));
                 }
-                if side == Side::User && ws[at + 2] == "asked" {
-                    if let Some(w) = ws.get(at + 3).filter(|w| ASKED.contains(&w.as_str())) {
+                if side == Side::User && ws[verb] == "asked" {
+                    if let Some(w) = ws.get(verb + 1).filter(|w| ASKED.contains(&w.as_str())) {
                         let asked = if matches!(w.as_str(), "if" | "whether") {
                             self.user_asks
                         } else {
@@ -300,6 +322,37 @@ mod tests {
             sides.fault("The user confirmed the fix; the assistant said sendtestemail reports 1 message sent."),
             None
         );
+    }
+
+    #[test]
+    fn a_named_frame_that_gives_one_person_the_others_words_is_refused() {
+        // LoCoMo: Caroline told of the reading; Melanie only asked.
+        let sides = Sides::new(
+            &["Caroline: It was a transgender poetry reading where transgender people shared their stories \
+               through poetry. [shares a photo: a photography of a sign that says trans lives matter]"],
+            "Melanie: Wow, sounds amazing! What was the event like? Those posters are great!",
+        );
+        // SmolLM2-135M's reply, in the names' frames: every word the turn's.
+        let why = sides
+            .fault(
+                "Caroline asked about the event; Melanie explained that it was a transgender poetry reading, and \
+                 she shared a photo of a sign with trans lives matter.",
+            )
+            .unwrap();
+        assert!(why.contains("gives Melanie what Caroline said"), "{why}");
+        // Told the other way round, it is kept; a name that is not a
+        // frame's ("Caroline's") is no frame.
+        assert_eq!(
+            sides.fault("Caroline told Melanie of a transgender poetry reading; Melanie liked the posters."),
+            None
+        );
+        assert_eq!(sides.fault("Melanie liked the posters; Caroline's reading was of transgender poetry."), None);
+        // Without names, "Melanie" frames nothing.
+        let unnamed = Sides::new(
+            &["It was a transgender poetry reading where transgender people shared their stories."],
+            "Wow, sounds amazing! What was the event like? Those posters are great!",
+        );
+        assert_eq!(unnamed.fault("Melanie explained that it was a transgender poetry reading."), None);
     }
 
     #[test]
