@@ -400,33 +400,49 @@ fn digest_segment(
         }
         extra = extra.saturating_sub(words - limit);
     }
-    // What a speaker said in the first person, in the third person where
-    // the model's rewrite passes its check: no quote, and the model's text.
+    // What a speaker said in the first person, in the third person: where
+    // only the person changes ("I went" → "Caroline went"), without the
+    // model; else, when asked for, where the model's rewrite passes its
+    // check (then the model's text). Each is (text, by the model).
     let by_model = |k: usize| !units[k].2 && notes[units[k].1].2;
-    let mut rewritten = vec![None; kept.len()];
-    if opts.summaries.rewrite_clauses {
-        if let Some(model) = model {
-            for (i, &k) in kept.iter().enumerate() {
-                if let Some((who, said)) = digest::named_speaker(&units[k].0).filter(|_| !by_model(k)) {
-                    if grounding::speaks_for_itself(said) {
-                        rewritten[i] = rewrite_clause(model, opts, who, said)?;
-                    }
-                }
+    let mut rewritten: Vec<Option<(String, bool)>> = vec![None; kept.len()];
+    for (i, &k) in kept.iter().enumerate() {
+        let Some((who, said)) = digest::named_speaker(&units[k].0).filter(|_| !by_model(k)) else { continue };
+        if let Some(text) = grounding::in_third_person(who, said) {
+            rewritten[i] = Some((text, false));
+        } else if let Some(model) = model.filter(|_| opts.summaries.rewrite_clauses) {
+            if grounding::speaks_for_itself(said) {
+                rewritten[i] = rewrite_clause(model, opts, who, said)?.map(|text| (text, true));
             }
         }
     }
+    // A clause that goes on in the first person without a label ("… five
+    // years ago. It's been a great way to express myself.") reads as its
+    // speaker's only after a labelled one: the clause before it stays as
+    // said.
+    for i in 1..kept.len() {
+        let next = &units[kept[i]].0;
+        if digest::named_speaker(next).is_none()
+            && crate::text::words(next).iter().any(|w| grounding::is_first_person(w))
+        {
+            rewritten[i - 1] = None;
+        }
+    }
     let body = if rewritten.iter().any(Option::is_some) {
-        let texts: Vec<&str> =
-            kept.iter().zip(&rewritten).map(|(&k, r)| r.as_deref().unwrap_or(units[k].0.as_str())).collect();
+        let texts: Vec<&str> = kept
+            .iter()
+            .zip(&rewritten)
+            .map(|(&k, r)| r.as_ref().map_or(units[k].0.as_str(), |(text, _)| text.as_str()))
+            .collect();
         digest::without_repeated_speakers(&digest::without_repeated_frames(&texts))
     } else {
         body
     };
     let body = digest::fit_sentences(&body, room);
-    let all_model = kept.iter().zip(&rewritten).all(|(&k, r)| r.is_some() || by_model(k));
+    let all_model = kept.iter().zip(&rewritten).all(|(&k, r)| r.as_ref().is_some_and(|r| r.1) || by_model(k));
     let single = notes.len() == 1 && kept.iter().all(|&k| !units[k].2) && rewritten.iter().all(Option::is_none);
     let (content, mut written) = digest_written(topic, body, all_model, single, input.copy_model);
-    if written.prompt_version == prompts::TOPIC_VERSION && rewritten.iter().any(Option::is_some) {
+    if written.prompt_version == prompts::TOPIC_VERSION && rewritten.iter().flatten().any(|r| r.1) {
         written.prompt_version = prompts::REWRITE_VERSION;
     }
     Ok(decided(input, content, written))

@@ -1095,10 +1095,12 @@ fn a_digest_says_a_speakers_label_once_a_run_and_spends_the_words_saved_on_more_
     assert!(budget - words < 6, "{} of {budget} words unused: {content}", budget - words);
 }
 
-const TURN_GROUP: &str = "Caroline: I went to a support group in Denver yesterday.\nMelanie: How was it?";
-const TURN_CAMPING: &str = "Melanie: I'm going camping at Lake Tahoe next month.\nCaroline: Where will you stay?";
-const NOTE_GROUP: &str = "Caroline: I went to a support group in Denver yesterday.";
-const NOTE_CAMPING: &str = "Melanie: I'm going camping at Lake Tahoe next month.";
+// "my" beside "I": no rewrite without the model names the speaker once.
+const TURN_GROUP: &str = "Caroline: I went to my support group in Denver yesterday.\nMelanie: How was it?";
+const TURN_CAMPING: &str =
+    "Melanie: I'm taking my kids camping at Lake Tahoe next month.\nCaroline: Where will you stay?";
+const NOTE_GROUP: &str = "Caroline: I went to my support group in Denver yesterday.";
+const NOTE_CAMPING: &str = "Melanie: I'm taking my kids camping at Lake Tahoe next month.";
 
 /// Digest options with the model's rewrites of first-person clauses on.
 fn rewrite_opts() -> PassOptions {
@@ -1119,15 +1121,15 @@ fn told(items: &'static [&'static str]) -> FoldInput<'static> {
 fn a_digest_says_in_the_third_person_what_was_said_in_the_first_and_is_then_the_models() {
     let m = Scripted::new(&[
         Ok("Support group and camping"),
-        Ok("Caroline went to a support group in Denver yesterday."),
-        Ok("Melanie is going camping at Lake Tahoe next month."),
+        Ok("Caroline went to her support group in Denver yesterday."),
+        Ok("Melanie is taking her kids camping at Lake Tahoe next month."),
     ]);
     match decide(Some(&m), &rewrite_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
         Decision::Start { content, written, .. } => {
             assert_eq!(
                 content,
-                "Support group and camping: Caroline went to a support group in Denver yesterday. \
-Melanie is going camping at Lake Tahoe next month."
+                "Support group and camping: Caroline went to her support group in Denver yesterday. \
+Melanie is taking her kids camping at Lake Tahoe next month."
             );
             assert_eq!((written.origin, written.prompt_version), ("model", prompts::REWRITE_VERSION));
         }
@@ -1143,8 +1145,8 @@ fn a_rewrite_that_fails_its_check_leaves_the_clause_as_said_and_the_digest_extra
     // The first rewrite keeps "I"; the second turns next month into tomorrow.
     let m = Scripted::new(&[
         Ok("Support group and camping"),
-        Ok("Caroline said I went to a support group in Denver yesterday."),
-        Ok("Melanie is going camping at Lake Tahoe tomorrow."),
+        Ok("Caroline said I went to her support group in Denver yesterday."),
+        Ok("Melanie is taking her kids camping at Lake Tahoe tomorrow."),
     ]);
     match decide(Some(&m), &rewrite_opts(), &told(&[NOTE_GROUP, NOTE_CAMPING])).unwrap() {
         Decision::Start { content, written, .. } => {
@@ -1161,6 +1163,55 @@ fn a_rewrite_that_fails_its_check_leaves_the_clause_as_said_and_the_digest_extra
         other => panic!("{other:?}"),
     }
     assert_eq!(m.calls(), 1);
+}
+
+#[test]
+fn a_clause_whose_person_alone_changes_is_told_in_the_third_person_without_the_model() {
+    const TURN: &str = "Caroline: I went to a support group in Denver yesterday.\nMelanie: How was it?";
+    const NOTE: &str = "Caroline: I went to a support group in Denver yesterday.";
+    let mut i = input(None, &[NOTE, NOTE_CAMPING], 0);
+    i.sources = &[TURN, TURN_CAMPING];
+    i.by_model = &[false, false];
+    // The default: no model rewrite is asked; only the topic line is.
+    let m = Scripted::new(&[Ok("Support group and camping")]);
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, written, .. } => {
+            assert_eq!(
+                content,
+                format!(
+                    "Support group and camping: Caroline went to a support group in Denver yesterday. {NOTE_CAMPING}"
+                )
+            );
+            // Not the model's text: the digest is extractive.
+            assert_eq!(written.origin, "extractive");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 1);
+}
+
+#[test]
+fn a_clause_that_a_first_person_one_goes_on_from_keeps_its_speaker() {
+    const TURN: &str = "Melanie: Any songs that mean a lot to you?\nCaroline: I started playing acoustic guitar \
+                        about five years ago; it's been a great way to express myself.";
+    const NOTE: &str =
+        "Caroline: I started playing acoustic guitar about five years ago; it's been a great way to express myself.";
+    let mut i = input(None, &[NOTE, NOTE_GROUP], 0);
+    i.sources = &[TURN, TURN_GROUP];
+    i.by_model = &[false, false];
+    let m = Scripted::new(&[Ok("Guitar and a support group")]);
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            // "myself" goes on from "I started …": both stay Caroline's words.
+            assert!(
+                content.contains(
+                    "Caroline: I started playing acoustic guitar about five years ago. It's been a great way"
+                ),
+                "{content}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -166,6 +166,105 @@ pub fn rewrite_fault(speaker: &str, clause: &str, rewrite: &str) -> Option<Strin
     None
 }
 
+/// Past forms of irregular verbs: after "I" they stay as they are in the
+/// third person ("I went" → "Caroline went"). A present form would not
+/// ("I love" → "Caroline love"), and a form that is both ("read", "put")
+/// is not here.
+#[rustfmt::skip]
+const IRREGULAR_PAST: &[&str] = &[
+    "arose", "awoke", "was", "bore", "beat", "became", "began", "bent", "bit", "blew", "broke", "brought", "built",
+    "burnt", "bought", "caught", "chose", "came", "crept", "dealt", "dug", "did", "didn't", "drew", "dreamt", "drank",
+    "drove", "ate", "fell", "fed", "felt", "fought", "found", "fled", "flew", "forgot", "forgave", "froze", "got",
+    "gave", "went", "grew", "hung", "had", "hadn't", "heard", "hid", "held", "kept", "knelt", "knew", "laid", "led",
+    "leapt", "learnt", "left", "lent", "lay", "lit", "lost", "made", "meant", "met", "paid", "rode", "rang", "rose",
+    "ran", "said", "saw", "sought", "sold", "sent", "shook", "shone", "shot", "shrank", "sang", "sank", "sat", "slept",
+    "slid", "spoke", "spent", "spun", "stood", "stole", "stuck", "struck", "swore", "swept", "swam", "swung", "took",
+    "taught", "tore", "told", "thought", "threw", "understood", "woke", "wore", "wept", "won", "wrote", "wasn't",
+];
+
+/// Verbs whose form is the same after "I" as after a name: modals.
+#[rustfmt::skip]
+const SAME_FORM: &[&str] = &[
+    "can", "could", "would", "should", "might", "must", "will", "can't", "couldn't", "wouldn't", "shouldn't", "won't",
+];
+
+/// Adverbs that may stand between "I" and its verb ("I finally took").
+#[rustfmt::skip]
+const BETWEEN: &[&str] = &[
+    "really", "also", "just", "still", "finally", "always", "never", "totally", "definitely", "actually", "recently",
+    "even", "already", "only", "truly", "once", "once,", "ever", "probably",
+];
+
+/// What `speaker` said in `clause` in the third person without the model,
+/// where that needs no word but the ones [`rewrite_fault`] allows: the
+/// first person singular becomes the speaker ("I went" → "Caroline went",
+/// "I'm thrilled" → "Caroline is thrilled", "I've been" → "Caroline has
+/// been", "my kids" → "Caroline's kids", "made me feel" → "made Caroline
+/// feel"), a clause's opening "Yeah," or "Wow," left out. None where a
+/// verb would have to change its form ("I love" is not "Caroline love"),
+/// where "I'd" or "I'll" would need a word the clause does not say, where
+/// the speaker would be named twice ("Caroline took Caroline's kids"),
+/// and wherever the result fails [`rewrite_fault`].
+pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
+    if !speaks_for_itself(clause) {
+        return None;
+    }
+    let bare = |t: &str| t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase().replace('’', "'");
+    let tokens: Vec<&str> = clause.split_whitespace().collect();
+    let opened = tokens.iter().take_while(|t| OPENERS.contains(&bare(t).as_str())).count();
+    let tokens = &tokens[opened..];
+    let mut out: Vec<String> = Vec::new();
+    let mut named = 0;
+    let mut k = 0;
+    while k < tokens.len() {
+        let token = tokens[k];
+        let w = bare(token);
+        // What stands after the word: its closing punctuation.
+        let tail = &token[token.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+        let lead = &token[..token.len() - token.trim_start_matches(|c: char| !c.is_alphanumeric()).len()];
+        if !is_first_person_singular(&w) {
+            if is_first_or_second_person(&w) {
+                return None;
+            }
+            out.push(token.to_string());
+            k += 1;
+            continue;
+        }
+        named += 1;
+        if named > 1 || !tail.is_empty() && w != "me" && w != "my" {
+            return None;
+        }
+        match w.as_str() {
+            "i" => {
+                let verb = tokens[k + 1..].iter().map(|t| bare(t)).find(|t| !BETWEEN.contains(&t.as_str()))?;
+                let past = IRREGULAR_PAST.contains(&verb.as_str())
+                    || verb.len() > 3 && verb.ends_with("ed") && !verb.ends_with("eed");
+                if verb == "am" {
+                    out.push(format!("{lead}{speaker}"));
+                    out.push("is".into());
+                    k += 1 + tokens[k + 1..].iter().position(|t| bare(t) == "am")? + 1;
+                    continue;
+                }
+                if !past && !SAME_FORM.contains(&verb.as_str()) {
+                    return None;
+                }
+                out.push(format!("{lead}{speaker}"));
+            }
+            "i'm" => out.extend([format!("{lead}{speaker}"), "is".into()]),
+            "i've" => out.extend([format!("{lead}{speaker}"), "has".into()]),
+            "my" => out.push(format!("{lead}{speaker}'s{tail}")),
+            "me" => out.push(format!("{lead}{speaker}{tail}")),
+            _ => return None,
+        }
+        k += 1;
+    }
+    let mut text = crate::text::capitalized(&out.join(" "));
+    if !text.ends_with(['.', '!', '?']) {
+        text.push('.');
+    }
+    rewrite_fault(speaker, clause, &text).is_none().then_some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +319,56 @@ mod tests {
         let why = rewrite_fault("Caroline", their, "Caroline's inclusivity and support really spoke to her.");
         assert!(why.is_some_and(|w| w.contains("their")));
         assert_eq!(rewrite_fault("Caroline", their, "Their inclusivity and support really spoke to Caroline."), None);
+    }
+
+    #[test]
+    fn a_clause_whose_verb_keeps_its_form_is_put_in_the_third_person_without_the_model() {
+        let cases = [
+            (
+                "Caroline",
+                "I went to a LGBTQ support group yesterday.",
+                "Caroline went to a LGBTQ support group yesterday.",
+            ),
+            ("Melanie", "Yeah, I painted that lake sunrise last year!", "Melanie painted that lake sunrise last year!"),
+            ("Melanie", "I'm swamped with the kids & work.", "Melanie is swamped with the kids & work."),
+            ("Caroline", "I've been blessed with loads of love.", "Caroline has been blessed with loads of love."),
+            (
+                "Melanie",
+                "My kids are so excited about summer break!",
+                "Melanie's kids are so excited about summer break!",
+            ),
+            (
+                "Caroline",
+                "Last Friday, I finally took the kids there.",
+                "Last Friday, Caroline finally took the kids there.",
+            ),
+            (
+                "Caroline",
+                "The support group has made me feel accepted.",
+                "The support group has made Caroline feel accepted.",
+            ),
+            ("Melanie", "I am keen on pottery.", "Melanie is keen on pottery."),
+            ("Melanie", "I can't wait for the show.", "Melanie can't wait for the show."),
+        ];
+        for (who, said, want) in cases {
+            assert_eq!(in_third_person(who, said).as_deref(), Some(want), "{said}");
+            assert_eq!(rewrite_fault(who, said, want), None, "{want}");
+        }
+        // A verb that would change its form, a word the clause lacks, "we"
+        // or "you", the speaker twice, nothing in the first person.
+        for said in [
+            "I love painting.",
+            "I really think so.",
+            "I'll be there.",
+            "I'd say so.",
+            "I read it last week.",
+            "We went camping.",
+            "I told you so.",
+            "I took my kids there.",
+            "The colors are great.",
+        ] {
+            assert_eq!(in_third_person("Melanie", said), None, "{said}");
+        }
     }
 
     #[test]
