@@ -416,16 +416,17 @@ fn digest_segment(
             }
         }
     }
-    // A clause that goes on in the first person without a label ("… five
-    // years ago. It's been a great way to express myself.") reads as its
-    // speaker's only after a labelled one: the clause before it stays as
+    // Only a clause its speaker says alone is told so: beside another of
+    // theirs ("Caroline: I went … We meet on Tuesdays.") or one that goes
+    // on without a label ("… It's been a great way to express myself."),
+    // the label said once reads better and costs less; the rest stays as
     // said.
-    for i in 1..kept.len() {
-        let next = &units[kept[i]].0;
-        if digest::named_speaker(next).is_none()
-            && crate::text::words(next).iter().any(|w| grounding::is_first_person(w))
-        {
-            rewritten[i - 1] = None;
+    let speaker = |i: usize| digest::named_speaker(&units[kept[i]].0).map(|(who, _)| who);
+    for (i, rewrite) in rewritten.iter_mut().enumerate() {
+        let before_too = i > 0 && speaker(i - 1).is_some() && speaker(i - 1) == speaker(i);
+        let goes_on = i + 1 < kept.len() && speaker(i + 1).is_none_or(|next| Some(next) == speaker(i));
+        if before_too || goes_on {
+            *rewrite = None;
         }
     }
     let body = if rewritten.iter().any(Option::is_some) {

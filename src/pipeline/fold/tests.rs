@@ -1215,6 +1215,26 @@ fn a_clause_that_a_first_person_one_goes_on_from_keeps_its_speaker() {
 }
 
 #[test]
+fn clauses_one_speaker_says_in_a_row_keep_her_label_said_once() {
+    const TURN_A: &str = "Caroline: I went to a support group in Denver yesterday.\nMelanie: Wow!";
+    const TURN_B: &str = "Caroline: I chose them because they help folks with adoption.\nMelanie: So kind!";
+    const NOTE_A: &str = "Caroline: I went to a support group in Denver yesterday.";
+    const NOTE_B: &str = "Caroline: I chose them because they help folks with adoption.";
+    let mut i = input(None, &[NOTE_A, NOTE_B], 0);
+    i.sources = &[TURN_A, TURN_B];
+    i.by_model = &[false, false];
+    let m = Scripted::new(&[Ok("Support group and adoption")]);
+    match decide(Some(&m), &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => assert_eq!(
+            content,
+            "Support group and adoption: Caroline: I went to a support group in Denver yesterday. \
+             I chose them because they help folks with adoption."
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_prose_fold_that_speaks_to_the_speakers_or_quotes_their_lines_is_written_extractively() {
     let turns = [
         "Gina: I passed the adoption agency interviews last Friday!\nJon: Congrats, Gina! You will be a great mom.",
