@@ -192,7 +192,7 @@ const SAME_FORM: &[&str] = &[
 #[rustfmt::skip]
 const BETWEEN: &[&str] = &[
     "really", "also", "just", "still", "finally", "always", "never", "totally", "definitely", "actually", "recently",
-    "even", "already", "only", "truly", "once", "once,", "ever", "probably",
+    "even", "already", "only", "truly", "once", "ever", "probably",
 ];
 
 /// What `speaker` said in `clause` in the third person without the model,
