@@ -403,30 +403,29 @@ fn digest_segment(
     // What a speaker said in the first person, in the third person: where
     // only the person changes ("I went" → "Caroline went"), without the
     // model; else, when asked for, where the model's rewrite passes its
-    // check (then the model's text). Each is (text, by the model).
+    // check (then the model's text). Each is (text, by the model). Only a
+    // clause its speaker says alone is told so: beside another of theirs
+    // ("Caroline: I went … We meet on Tuesdays.") or before one that goes
+    // on without a label ("… It's been a great way to express myself."),
+    // the label said once reads better and costs less.
     let by_model = |k: usize| !units[k].2 && notes[units[k].1].2;
+    let speaker = |i: usize| digest::named_speaker(&units[kept[i]].0).map(|(who, _)| who);
+    let alone = |i: usize| {
+        let before_too = i > 0 && speaker(i - 1).is_some() && speaker(i - 1) == speaker(i);
+        let goes_on = i + 1 < kept.len() && speaker(i + 1).is_none_or(|next| Some(next) == speaker(i));
+        !before_too && !goes_on
+    };
     let mut rewritten: Vec<Option<(String, bool)>> = vec![None; kept.len()];
     for (i, &k) in kept.iter().enumerate() {
-        let Some((who, said)) = digest::named_speaker(&units[k].0).filter(|_| !by_model(k)) else { continue };
+        let Some((who, said)) = digest::named_speaker(&units[k].0).filter(|_| !by_model(k) && alone(i)) else {
+            continue;
+        };
         if let Some(text) = grounding::in_third_person(who, said) {
             rewritten[i] = Some((text, false));
         } else if let Some(model) = model.filter(|_| opts.summaries.rewrite_clauses) {
             if grounding::speaks_for_itself(said) {
                 rewritten[i] = rewrite_clause(model, opts, who, said)?.map(|text| (text, true));
             }
-        }
-    }
-    // Only a clause its speaker says alone is told so: beside another of
-    // theirs ("Caroline: I went … We meet on Tuesdays.") or one that goes
-    // on without a label ("… It's been a great way to express myself."),
-    // the label said once reads better and costs less; the rest stays as
-    // said.
-    let speaker = |i: usize| digest::named_speaker(&units[kept[i]].0).map(|(who, _)| who);
-    for (i, rewrite) in rewritten.iter_mut().enumerate() {
-        let before_too = i > 0 && speaker(i - 1).is_some() && speaker(i - 1) == speaker(i);
-        let goes_on = i + 1 < kept.len() && speaker(i + 1).is_none_or(|next| Some(next) == speaker(i));
-        if before_too || goes_on {
-            *rewrite = None;
         }
     }
     let body = if rewritten.iter().any(Option::is_some) {

@@ -1235,6 +1235,23 @@ fn clauses_one_speaker_says_in_a_row_keep_her_label_said_once() {
 }
 
 #[test]
+fn the_model_is_not_asked_to_rewrite_a_clause_its_speaker_does_not_say_alone() {
+    const TURN_B: &str = "Caroline: I chose them because they help my friends.\nMelanie: So kind!";
+    const NOTE_B: &str = "Caroline: I chose them because they help my friends.";
+    let mut i = input(None, &[NOTE_GROUP, NOTE_B], 0);
+    i.sources = &[TURN_GROUP, TURN_B];
+    i.by_model = &[false, false];
+    // Rewrites on, and each clause one only the model could tell ("my"):
+    // two of Caroline's in a row, so only the topic line is asked.
+    let m = Scripted::new(&[Ok("Support group and friends")]);
+    match decide(Some(&m), &rewrite_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => assert!(content.contains(NOTE_GROUP), "{content}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.calls(), 1);
+}
+
+#[test]
 fn a_prose_fold_that_speaks_to_the_speakers_or_quotes_their_lines_is_written_extractively() {
     let turns = [
         "Gina: I passed the adoption agency interviews last Friday!\nJon: Congrats, Gina! You will be a great mom.",

@@ -215,21 +215,23 @@ pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
     let tokens = &tokens[opened..];
     let mut out: Vec<String> = Vec::new();
     let mut named = 0;
-    let mut k = 0;
-    while k < tokens.len() {
-        let token = tokens[k];
+    for (k, token) in tokens.iter().enumerate() {
         let w = bare(token);
-        // What stands after the word: its closing punctuation.
-        let tail = &token[token.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
-        let lead = &token[..token.len() - token.trim_start_matches(|c: char| !c.is_alphanumeric()).len()];
+        // "I am" → "<name> is": the name stood for "I" already.
+        if w == "am" && k > 0 && bare(tokens[k - 1]) == "i" {
+            out.push("is".into());
+            continue;
+        }
         if !is_first_person_singular(&w) {
             if is_first_or_second_person(&w) {
                 return None;
             }
             out.push(token.to_string());
-            k += 1;
             continue;
         }
+        // What stands before and after the word: its punctuation.
+        let tail = &token[token.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+        let lead = &token[..token.len() - token.trim_start_matches(|c: char| !c.is_alphanumeric()).len()];
         named += 1;
         if named > 1 || !tail.is_empty() && w != "me" && w != "my" {
             return None;
@@ -237,15 +239,10 @@ pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
         match w.as_str() {
             "i" => {
                 let verb = tokens[k + 1..].iter().map(|t| bare(t)).find(|t| !BETWEEN.contains(&t.as_str()))?;
+                let am = tokens.get(k + 1).is_some_and(|t| bare(t) == "am");
                 let past = IRREGULAR_PAST.contains(&verb.as_str())
                     || verb.len() > 3 && verb.ends_with("ed") && !verb.ends_with("eed");
-                if verb == "am" {
-                    out.push(format!("{lead}{speaker}"));
-                    out.push("is".into());
-                    k += 1 + tokens[k + 1..].iter().position(|t| bare(t) == "am")? + 1;
-                    continue;
-                }
-                if !past && !SAME_FORM.contains(&verb.as_str()) {
+                if !am && !past && !SAME_FORM.contains(&verb.as_str()) {
                     return None;
                 }
                 out.push(format!("{lead}{speaker}"));
@@ -256,7 +253,6 @@ pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
             "me" => out.push(format!("{lead}{speaker}{tail}")),
             _ => return None,
         }
-        k += 1;
     }
     let mut text = crate::text::capitalized(&out.join(" "));
     if !text.ends_with(['.', '!', '?']) {
@@ -361,6 +357,7 @@ mod tests {
             "I really think so.",
             "I'll be there.",
             "I'd say so.",
+            "I really am keen on pottery.",
             "I read it last week.",
             "We went camping.",
             "I told you so.",
