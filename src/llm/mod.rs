@@ -106,14 +106,15 @@ impl fmt::Debug for Vocabulary {
 /// token by token (the local one; an HTTP backend receives the reply whole
 /// and ignores it). It is shown the reply so far up to the end of its last
 /// complete sentence ([`sentence_end`]), each time one more sentence is
-/// complete, and `Some(why)` ends the reply there: nothing that could
+/// complete, with its [`Strain`] when decoding holds it to a vocabulary,
+/// and `Some(why)` ends the reply there: nothing that could
 /// follow would change what the caller makes of it (a fault that no
 /// continuation undoes, or all the sentences the caller keeps).
 #[derive(Clone)]
 pub struct Settled(pub Arc<SettledFn>);
 
 /// `Some(why)` when the reply so far is settled.
-pub type SettledFn = dyn Fn(&str) -> Option<String> + Send + Sync;
+pub type SettledFn = dyn Fn(&str, Option<&Strain>) -> Option<String> + Send + Sync;
 
 impl fmt::Debug for Settled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -152,6 +153,81 @@ pub struct Usage {
 pub struct Reply {
     pub text: String,
     pub usage: Usage,
+    /// How far decoding held to the request's vocabulary bent the model
+    /// off its own words; None where nothing held it (no vocabulary, or a
+    /// server, which receives none).
+    pub strain: Option<Strain>,
+}
+
+impl Reply {
+    /// A reply with nothing known of how it was decoded.
+    pub fn plain(text: String, usage: Usage) -> Self {
+        Reply { text, usage, strain: None }
+    }
+}
+
+/// For a reply decoded with a [`Vocabulary`]: at each token, how much of
+/// the model's own probability for its next token the vocabulary let
+/// through, as a cost in nats (−ln of the share). A word the model writes
+/// because the vocabulary allows no other costs much; a word it would have
+/// written anyway costs nothing. SmolLM2-135M held to a chat turn's words
+/// wrote "Caroline explained that it's been an added adoption to have a
+/// family", whose tokens cost 1.2 nats on average; its sentences that say
+/// what the turn said cost 0.2–0.4 (BENCHMARKS.md, stop 62).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Strain {
+    /// The reply as written, token after token.
+    raw: String,
+    /// Where each token ends in `raw`, and its cost in thousandths of a nat.
+    tokens: Vec<(usize, u32)>,
+}
+
+impl Strain {
+    /// The next token: its text and its cost in nats.
+    pub fn push(&mut self, piece: &str, cost: f32) {
+        self.raw.push_str(piece);
+        self.tokens.push((self.raw.len(), (cost.clamp(0.0, 1000.0) * 1000.0).round() as u32));
+    }
+
+    /// The mean cost in nats of the tokens that wrote `sentence`, found in
+    /// the reply as written but for its whitespace (cleaning joins lines;
+    /// the first occurrence counts); None where the reply does not have it.
+    pub fn of(&self, sentence: &str) -> Option<f32> {
+        let (start, end) = find_spaced(&self.raw, sentence)?;
+        let mut begin = 0;
+        let (mut total, mut n) = (0u64, 0u32);
+        for &(token_end, cost) in &self.tokens {
+            if token_end > start && begin < end {
+                total += u64::from(cost);
+                n += 1;
+            }
+            begin = token_end;
+        }
+        (n > 0).then(|| total as f32 / n as f32 / 1000.0)
+    }
+}
+
+/// Where `needle` (trimmed, not empty) first stands in `hay` with any run
+/// of whitespace matching any other: its byte range in `hay`.
+fn find_spaced(hay: &str, needle: &str) -> Option<(usize, usize)> {
+    let squeeze = |text: &str| -> Vec<(char, usize, usize)> {
+        let mut out: Vec<(char, usize, usize)> = Vec::new();
+        for (i, c) in text.char_indices() {
+            let end = i + c.len_utf8();
+            match out.last_mut() {
+                Some(last) if c.is_whitespace() && last.0 == ' ' => last.2 = end,
+                _ => out.push((if c.is_whitespace() { ' ' } else { c }, i, end)),
+            }
+        }
+        out
+    };
+    let (hay, needle) = (squeeze(hay), squeeze(needle.trim()));
+    if needle.is_empty() || needle.len() > hay.len() {
+        return None;
+    }
+    (0..=hay.len() - needle.len())
+        .find(|&i| hay[i..i + needle.len()].iter().zip(&needle).all(|(a, b)| a.0 == b.0))
+        .map(|i| (hay[i].1, hay[i + needle.len() - 1].2))
 }
 
 /// The classes of failure the pipeline acts on differently.
@@ -244,7 +320,7 @@ pub fn complete(model: &dyn MemoryModel, req: &Request) -> Result<Reply, ModelEr
             truncate_for_message(&text, 80)
         )));
     }
-    Ok(Reply { text, usage: raw.usage })
+    Ok(Reply { text, usage: raw.usage, strain: raw.strain })
 }
 
 /// When a pass wants its model calls abandoned: a stop flag (set by
@@ -421,13 +497,34 @@ impl MemoryModel for Fixed {
     fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
         std::thread::sleep(self.2);
         let n = self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(Reply { text: self.0[n % self.0.len()].clone(), usage: Usage::default() })
+        Ok(Reply::plain(self.0[n % self.0.len()].clone(), Usage::default()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentences_strain_is_the_mean_cost_of_the_tokens_that_wrote_it() {
+        let mut strain = Strain::default();
+        for (piece, cost) in [("Mel", 0.5), ("anie", 0.1), (" swam", 0.3), (".", 0.0), (" She", 2.0), (" left.", 1.0)] {
+            strain.push(piece, cost);
+        }
+        let near = |a: Option<f32>, b: f32| a.is_some_and(|a| (a - b).abs() < 1e-3);
+        assert!(near(strain.of("Melanie swam."), 0.9 / 4.0), "{:?}", strain.of("Melanie swam."));
+        assert!(near(strain.of(" She left. "), 1.5), "{:?}", strain.of("She left."));
+        // A token that writes part of the sentence counts whole.
+        assert!(near(strain.of("anie swam"), 0.2));
+        assert_eq!(strain.of("Melanie left."), None, "not written as such");
+        let mut lines = Strain::default();
+        for (piece, cost) in [("It", 0.2), (" ran\n", 0.4), ("\n fine", 0.6), (".", 0.0)] {
+            lines.push(piece, cost);
+        }
+        assert!(near(lines.of("It ran fine."), 0.3), "cleaning joined its lines: {:?}", lines.of("It ran fine."));
+        assert_eq!(strain.of(""), None);
+        assert_eq!(Strain::default().of("Melanie swam."), None);
+    }
 
     fn request(max_tokens: u32) -> Request {
         Request {

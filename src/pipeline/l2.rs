@@ -7,7 +7,7 @@ use super::queue::{self, L2Item, Skip, Table};
 use super::verdict::is_topic_shift;
 use super::{digest, grounding, prompts};
 use super::{ModelSlot, PassOptions, Report, Step};
-use crate::llm::{complete, MemoryModel, ModelError, Reply, Request, Settled, Vocabulary};
+use crate::llm::{complete, MemoryModel, ModelError, Reply, Request, Settled, Strain, Vocabulary};
 use crate::store::{turns, Store};
 
 pub fn step(
@@ -117,17 +117,42 @@ impl TurnContext {
     }
 }
 
+/// The most a kept L2 sentence's tokens may cost on average, in nats, to
+/// hold the model to the turn's words ([`crate::llm::Strain`]): the model
+/// must have given that sentence's words, on average, at least
+/// e^−0.5 ≈ 61% of its own probability. On LoCoMo with SmolLM2-135M
+/// (stop 62), the model's sentences that passed every other check and were
+/// garbled ("Melanie was off on a swimming with the kids; she wanted to be
+/// more care about her.", 1.28) cost 0.6–1.3; those that said what their
+/// turn said ("They shared a photo: a man with a little girl standing in
+/// front of a waterfall.", 0.18) 0.2–0.45.
+pub const MAX_STRAIN: f32 = 0.5;
+
 /// The L2 a reply makes: its first sentence that passes the grounding
 /// check on its own ([`grounding::keep_grounded`]) within
-/// [`digest::L2_MAX_WORDS`] (a longer one fails: it is not cut), or why
-/// there is none.
-fn accept(reply: &str, acceptance: &grounding::Acceptance) -> Result<String, String> {
+/// [`digest::L2_MAX_WORDS`] (a longer one fails: it is not cut) and whose
+/// words the model was not forced into ([`MAX_STRAIN`]), or why there is
+/// none.
+fn accept(reply: &str, strain: Option<&Strain>, acceptance: &grounding::Acceptance) -> Result<String, String> {
     if is_topic_shift(reply) {
         return Err("the reply is the NO_MERGE verdict, not a summary".to_string());
     }
     let kept = acceptance.keep(reply);
-    let Some(first) = kept.sentences.first() else {
-        return Err(kept.dropped.first().cloned().unwrap_or_else(|| "the reply is empty".into()));
+    let mut strained = None;
+    let first = kept.sentences.iter().find(|s| match grounding::strained(strain, s, MAX_STRAIN) {
+        Some(cost) => {
+            strained.get_or_insert_with(|| {
+                format!(
+                    "the model was held off its own words to write the sentence ({cost:.2} nats a token; at most \
+                     {MAX_STRAIN}): {s:?}"
+                )
+            });
+            false
+        }
+        _ => true,
+    });
+    let Some(first) = first else {
+        return Err(strained.or_else(|| kept.dropped.first().cloned()).unwrap_or_else(|| "the reply is empty".into()));
     };
     match acceptance.fault_of_whole(first) {
         Some(why) => Err(why),
@@ -171,7 +196,7 @@ fn summarize_turn(
         // lovely flowers in our field" nor "…her painting … to you".
         .reported(&sources),
     );
-    let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES);
+    let settled = grounding::settle_kept(acceptance.clone(), 1, L2_SENTENCES, Some(MAX_STRAIN));
     // Between two named people, the frames the examples teach name them.
     let people = grounding::named_people(&item.user, &item.assistant)
         .map(|(user, assistant)| (user, assistant, grounding::Sides::new(&[item.user.as_str()], &item.assistant)));
@@ -186,7 +211,7 @@ fn summarize_turn(
         }
         let mut reply = complete(model, &request(item, opts, temperature, &settled, &ctx))?;
         let tidied = super::tidy::tidy(&reply.text, Some(L2_SENTENCES));
-        let accepted = accept(&tidied, &acceptance).and_then(|text| match &people {
+        let accepted = accept(&tidied, reply.strain.as_ref(), &acceptance).and_then(|text| match &people {
             Some((user, assistant, sides)) => grounding::with_people_named(&text, user, assistant)
                 .map(|text| sides.with_subject_named(&text, user, assistant)),
             None => Ok(text),
@@ -207,7 +232,7 @@ fn summarize_turn(
         return Err(ModelError::BadReply("the turn has no text to summarise".into()));
     }
     let usage = last.map(|r| r.usage).unwrap_or_default();
-    Ok((Reply { text, usage }, "extractive"))
+    Ok((Reply::plain(text, usage), "extractive"))
 }
 
 /// Compare-and-set: only a turn still pending and claimed by us takes the L2.
@@ -490,6 +515,53 @@ mod tests {
         let said = "The user asked how to back up /srv every night; the assistant suggested restic with a cron job.";
         let (reply, origin) = summarize_turn(&Fixed::new(said), &agent, &opts).unwrap();
         assert_eq!((origin, reply.text.as_str()), ("model", said));
+    }
+
+    /// A local model held to the turn's words: its reply's sentences, each
+    /// with what every one of its tokens (a word and the space before it)
+    /// cost the model ([`Strain`]).
+    struct Held(Vec<(&'static str, f32)>);
+
+    impl MemoryModel for Held {
+        fn describe(&self) -> String {
+            "held".into()
+        }
+        fn model_id(&self) -> String {
+            "held".into()
+        }
+        fn preflight(&self) -> Result<(), ModelError> {
+            Ok(())
+        }
+        fn generate(&self, _: &Request) -> Result<Reply, ModelError> {
+            let mut strain = Strain::default();
+            for (i, (sentence, cost)) in self.0.iter().enumerate() {
+                for (j, word) in sentence.split(' ').enumerate() {
+                    strain.push(&format!("{}{word}", if i + j > 0 { " " } else { "" }), *cost);
+                }
+            }
+            let text = self.0.iter().map(|(s, _)| *s).collect::<Vec<_>>().join(" ");
+            Ok(Reply { text, usage: Default::default(), strain: Some(strain) })
+        }
+    }
+
+    #[test]
+    fn a_sentence_the_model_was_forced_into_is_refused_and_a_free_one_kept() {
+        let free = "The assistant suggested running restic backup /srv from a nightly cron job.";
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        // The first sentence passes every check of its words, but the
+        // vocabulary made the model write them.
+        let forced = Held(vec![(GOOD, 1.2), (free, 0.2)]);
+        let (reply, origin) = summarize_turn(&forced, &item(1), &opts).unwrap();
+        assert_eq!((origin, reply.text.as_str()), ("model", free));
+        // Alone, it leaves the turn to its extractive sentence.
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let (reply, origin) = summarize_turn(&Held(vec![(GOOD, 1.2)]), &item(1), &opts).unwrap();
+        assert_eq!(origin, "extractive");
+        assert_ne!(reply.text, GOOD);
+        // What the model wrote of its own accord, or nearly, is kept.
+        let opts = PassOptions::new("me".into(), Summaries::default());
+        let (reply, origin) = summarize_turn(&Held(vec![(GOOD, MAX_STRAIN - 0.1)]), &item(1), &opts).unwrap();
+        assert_eq!((origin, reply.text.as_str()), ("model", GOOD));
     }
 
     #[test]

@@ -325,7 +325,7 @@ fn several_sentences(settle_at_first: bool) -> (Request, std::sync::Arc<std::syn
     let asked = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&asked);
     let settled = settle_at_first.then(|| {
-        Settled(Arc::new(move |so_far: &str| {
+        Settled(Arc::new(move |so_far: &str, _| {
             counter.fetch_add(1, Ordering::SeqCst);
             Some(format!("settled at {} bytes", so_far.len()))
         }))
@@ -398,6 +398,44 @@ fn a_vocabulary_binds_the_real_models_reply_to_its_words() {
     assert!(!bound.chars().any(|c| c.is_ascii_digit()), "the turn has no number: {bound:?}");
     let free = complete(shared(), &Request { vocabulary: None, ..req }).expect("completion").text;
     assert_ne!(bound, free, "the restriction changed nothing");
+}
+
+/// The real model's reply held to a vocabulary reports how far it was
+/// held off its own words: asked about a famous city and allowed only a
+/// backup turn's words, it is forced into words it did not mean, and its
+/// sentence costs it more than the summary it writes of that turn with
+/// the same words. A reply held to nothing reports no strain.
+#[test]
+fn a_reply_held_to_words_it_would_not_write_is_strained() {
+    let (user, assistant) = ("How should I back up /srv every night?", "Use restic with a cron job and a USB disk.");
+    let turn = format!("User: {user}\n\nAssistant: {assistant}");
+    let vocabulary = ragger::pipeline::digest::vocabulary(&[turn.as_str()]);
+    let summary = Request {
+        messages: turn_summary(user, assistant, 3000, None),
+        temperature: 0.0,
+        max_tokens: 40,
+        stop: Vec::new(),
+        settled: None,
+        vocabulary: Some(vocabulary.clone()),
+    };
+    let city = Request {
+        messages: vec![
+            Message::system("Write about a famous city you like, with its name and population."),
+            Message::user("Which city do you like best?"),
+        ],
+        ..summary.clone()
+    };
+    let first_strain = |req: &Request| {
+        let reply = complete(shared(), req).expect("completion");
+        let strain = reply.strain.clone().expect("a held reply reports its strain");
+        let first = ragger::pipeline::tidy::sentences(&reply.text)[0].to_string();
+        (strain.of(&first).unwrap_or_else(|| panic!("{first:?} is written as such in {reply:?}")), first)
+    };
+    let (forced, forced_text) = first_strain(&city);
+    let (free, free_text) = first_strain(&summary);
+    assert!(forced > free, "forced {forced:.2} ({forced_text:?}) against free {free:.2} ({free_text:?})");
+    let unheld = complete(shared(), &Request { vocabulary: None, ..summary }).expect("completion");
+    assert_eq!(unheld.strain, None);
 }
 
 /// A vocabulary that seeks the turn's facts (its names, numbers and

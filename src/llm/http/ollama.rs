@@ -58,6 +58,7 @@ impl WireFormat for Ollama {
                 prompt_time: nanos(reply.get("prompt_eval_duration")),
                 generation_time: nanos(reply.get("eval_duration")),
             },
+            strain: None,
         })
     }
 }

@@ -65,6 +65,7 @@ impl WireFormat for OpenAi {
                 prompt_time: millis("prompt_ms"),
                 generation_time: millis("predicted_ms"),
             },
+            strain: None,
         })
     }
 }

@@ -254,7 +254,8 @@ impl Engine {
             let piece = vocab.token_to_piece(token, true, None);
             sampler.wrote(&String::from_utf8_lossy(&piece));
             text.extend_from_slice(&piece);
-            if let Some(at) = find_stop(&text, &req.stop).or_else(|| watch.settled(req, &text)) {
+            if let Some(at) = find_stop(&text, &req.stop).or_else(|| watch.settled(req, &text, sampler.strain_so_far()))
+            {
                 text.truncate(at);
                 break;
             }
@@ -281,6 +282,7 @@ impl Engine {
                 prompt_time: Some(prompt_time),
                 generation_time: Some(started.elapsed()),
             },
+            strain: sampler.strain(),
         })
     }
 }

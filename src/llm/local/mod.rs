@@ -166,14 +166,14 @@ impl Watch {
 
     /// The length the reply of `req` ends at, when what is written of it
     /// (`text`) settles it.
-    fn settled(&mut self, req: &Request, text: &[u8]) -> Option<usize> {
+    fn settled(&mut self, req: &Request, text: &[u8], strain: Option<&crate::llm::Strain>) -> Option<usize> {
         let settled = req.settled.as_ref().filter(|_| self.on)?;
         let end = crate::llm::sentence_end(text)?;
         if end <= self.judged {
             return None;
         }
         self.judged = end;
-        (settled.0)(&String::from_utf8_lossy(&text[..end])).map(|_| end)
+        (settled.0)(&String::from_utf8_lossy(&text[..end]), strain).map(|_| end)
     }
 }
 

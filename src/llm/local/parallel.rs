@@ -282,7 +282,7 @@ impl<'e> Multi<'e> {
         }
         for i in 0..self.slots.len() {
             if self.sample(i) {
-                let seq = self.slots[i].take().expect("a call in flight");
+                let mut seq = self.slots[i].take().expect("a call in flight");
                 let _ = self.engine.ctx.clear_kv_cache_seq(Some(i as u32 + 1), None, None);
                 if seq.shared > 0 {
                     if let Some(p) = self.prefix.as_mut() {
@@ -299,6 +299,7 @@ impl<'e> Multi<'e> {
                         prompt_time: seq.prompt_time,
                         generation_time,
                     },
+                    strain: seq.sampler.strain(),
                 };
                 let _ = seq.job.reply.send(Ok(reply));
             }
@@ -325,7 +326,8 @@ impl<'e> Multi<'e> {
         let piece = vocab.token_to_piece(token, true, None);
         seq.sampler.wrote(&String::from_utf8_lossy(&piece));
         seq.text.extend_from_slice(&piece);
-        if let Some(at) = find_stop(&seq.text, &seq.job.req.stop).or_else(|| seq.watch.settled(&seq.job.req, &seq.text))
+        if let Some(at) = find_stop(&seq.text, &seq.job.req.stop)
+            .or_else(|| seq.watch.settled(&seq.job.req, &seq.text, seq.sampler.strain_so_far()))
         {
             seq.text.truncate(at);
             return true;

@@ -13,6 +13,8 @@ use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
+use crate::llm::Strain;
+
 /// What a reply held to a vocabulary may write: the allowed tokens (by
 /// id, with their text) and the words they must spell.
 pub(super) struct Words {
@@ -116,11 +118,44 @@ pub(super) struct Sampling {
     words: Option<(Arc<Words>, String)>,
     /// The words the reply has written whole, lower-case.
     written: HashSet<String>,
+    /// The cost of the token last sampled ([`constraint_cost`]).
+    cost: f32,
+    /// The reply's tokens with their costs.
+    strain: Strain,
+}
+
+/// What holding the next token to the allowed ones costs the model, in
+/// nats: −ln of the share of its probability (softmax of `logits`) that
+/// the allowed tokens have. 0 when it would have written an allowed token
+/// anyway; large when the vocabulary makes it write what it did not mean.
+pub(super) fn constraint_cost(logits: &[f32], allowed: impl Fn(usize) -> bool) -> f32 {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if !max.is_finite() {
+        return 0.0;
+    }
+    let (mut all, mut kept) = (0f64, 0f64);
+    for (i, &l) in logits.iter().enumerate() {
+        let p = f64::from(l - max).exp();
+        all += p;
+        if allowed(i) {
+            kept += p;
+        }
+    }
+    if kept <= 0.0 {
+        return f32::INFINITY;
+    }
+    (all.ln() - kept.ln()).max(0.0) as f32
 }
 
 impl Sampling {
     pub(super) fn new(sampler: LlamaSampler, words: Option<Words>) -> Self {
-        Sampling { sampler, words: words.map(|w| (Arc::new(w), String::new())), written: HashSet::new() }
+        Sampling {
+            sampler,
+            words: words.map(|w| (Arc::new(w), String::new())),
+            written: HashSet::new(),
+            cost: 0.0,
+            strain: Strain::default(),
+        }
     }
 
     /// Sample and accept the next token from the `idx`-th logits of the
@@ -133,12 +168,18 @@ impl Sampling {
     ) -> LlamaToken {
         let Some((words, open)) = &self.words else { return self.sampler.sample(ctx, idx) };
         let mut candidates = ctx.token_data_array_ith(idx);
-        for d in candidates.data.iter_mut() {
-            let id = d.id();
-            let allowed = match words.pieces.get(id.0 as usize) {
+        let allowed: Vec<bool> = candidates
+            .data
+            .iter()
+            .map(|d| match words.pieces.get(d.id().0 as usize) {
                 Some(Some(piece)) => words.allows(open, piece),
-                _ => is_eog(id),
-            };
+                _ => is_eog(d.id()),
+            })
+            .collect();
+        let logits: Vec<f32> = candidates.data.iter().map(|d| d.logit()).collect();
+        self.cost = constraint_cost(&logits, |i| allowed[i]);
+        for (d, &allowed) in candidates.data.iter_mut().zip(&allowed) {
+            let id = d.id();
             if !allowed {
                 d.set_logit(f32::NEG_INFINITY);
             } else if matches!(words.pieces.get(id.0 as usize), Some(Some(piece)) if words.seeks(open, piece, &self.written))
@@ -156,9 +197,20 @@ impl Sampling {
         token
     }
 
+    /// How far the vocabulary bent the reply written so far; None without one.
+    pub(super) fn strain(&mut self) -> Option<Strain> {
+        self.words.is_some().then(|| std::mem::take(&mut self.strain))
+    }
+
+    /// [`Sampling::strain`], looked at.
+    pub(super) fn strain_so_far(&self) -> Option<&Strain> {
+        self.words.as_ref().map(|_| &self.strain)
+    }
+
     /// The text of the token just sampled, for the word being written.
     pub(super) fn wrote(&mut self, piece: &str) {
         if let Some((_, open)) = &mut self.words {
+            self.strain.push(piece, self.cost);
             match piece.rfind(char::is_whitespace) {
                 Some(at) => {
                     let done = format!("{open}{}", &piece[..at]);
@@ -201,6 +253,18 @@ mod tests {
         assert!(!w.allows("rest", "ful "), "a word ended whole must be one");
         assert!(!w.allows("resti", " the"), "an unfinished word may not be left");
         assert!(w.allows("", " ."), "punctuation alone");
+    }
+
+    #[test]
+    fn holding_a_token_costs_minus_the_log_of_the_allowed_share() {
+        let logits = [0.0, 3f32.ln(), f32::NEG_INFINITY];
+        let near = |a: f32, b: f32| (a - b).abs() < 1e-5;
+        // Token 1 has 3/4 of the probability, token 0 a quarter.
+        assert!(near(constraint_cost(&logits, |i| i == 1), (4f32 / 3.0).ln()));
+        assert!(near(constraint_cost(&logits, |i| i == 0), 4f32.ln()));
+        assert!(near(constraint_cost(&logits, |i| i < 2), 0.0), "nothing the model would write is barred");
+        assert!(near(constraint_cost(&logits, |_| true), 0.0));
+        assert_eq!(constraint_cost(&logits, |i| i == 2), f32::INFINITY, "only what the model gives no chance");
     }
 
     #[test]

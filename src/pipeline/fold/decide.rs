@@ -218,7 +218,7 @@ pub fn decide(
         }
         Ok::<_, ModelError>(None)
     };
-    let settled = || Some(grounding::settle_kept(acceptance.clone(), usize::MAX, (budget / 20).clamp(1, 6) + 2));
+    let settled = || Some(grounding::settle_kept(acceptance.clone(), usize::MAX, (budget / 20).clamp(1, 6) + 2, None));
     // A new summary from the items alone.
     let start = |reason: StartReason, score: Option<f32>| -> Result<Decision, ModelError> {
         if items.len() == 1 {

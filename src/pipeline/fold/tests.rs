@@ -59,7 +59,7 @@ impl MemoryModel for Scripted {
         let mut prompts = self.prompts.lock().unwrap();
         prompts.push(req.messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n"));
         let i = (prompts.len() - 1).min(self.replies.len() - 1);
-        self.replies[i].clone().map(|text| Reply { text, usage: Usage::default() })
+        self.replies[i].clone().map(|text| Reply::plain(text, Usage::default()))
     }
 }
 

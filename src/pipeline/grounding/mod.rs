@@ -47,7 +47,7 @@ pub use rewrite::{
     in_third_person, is_first_or_second_person, is_first_person, is_first_person_singular, is_second_person,
     rewrite_fault, rewrite_refused, speaker_words, speaks_for_itself,
 };
-pub use settle::{settle, settle_kept};
+pub use settle::{settle, settle_kept, strained};
 pub use sides::{named_people, with_people_named, Sides};
 use terms::supported;
 pub use terms::{is_empty_term, keeps_its_case, key_terms, terms};

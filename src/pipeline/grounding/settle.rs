@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{Acceptance, Grounds};
 use crate::llm::clean::clean_reply;
-use crate::llm::Settled;
+use crate::llm::{Settled, Strain};
 use crate::pipeline::tidy;
 
 /// The [`Settled`] of a reply that will be cleaned, tidied to at most
@@ -24,7 +24,7 @@ use crate::pipeline::tidy;
 /// or not starting with a letter or digit is therefore written to the end.
 pub fn settle(sources: &[&str], examples: &[&str], max_sentences: Option<usize>) -> Settled {
     let grounds = Grounds::new(sources, examples);
-    Settled(Arc::new(move |so_far: &str| {
+    Settled(Arc::new(move |so_far: &str, _| {
         if so_far.contains('<') || !so_far.trim_start().starts_with(char::is_alphanumeric) {
             return None;
         }
@@ -40,20 +40,28 @@ pub fn settle(sources: &[&str], examples: &[&str], max_sentences: Option<usize>)
 
 /// The [`Settled`] of a reply whose sentences are accepted one by one
 /// ([`Acceptance::keep`]): decided once `good` of its complete sentences
-/// pass, or once it has `max_sentences`.
-pub fn settle_kept(acceptance: Arc<Acceptance>, good: usize, max_sentences: usize) -> Settled {
-    Settled(Arc::new(move |so_far: &str| {
+/// pass (and, with `max_strain`, were not forced out of the model beyond
+/// it: [`strained`]), or once it has `max_sentences`.
+pub fn settle_kept(acceptance: Arc<Acceptance>, good: usize, max_sentences: usize, max_strain: Option<f32>) -> Settled {
+    Settled(Arc::new(move |so_far: &str, strain| {
         if so_far.contains('<') || !so_far.trim_start().starts_with(char::is_alphanumeric) {
             return None;
         }
         let text = tidy::tidy(&clean_reply(so_far), None);
         let sentences = tidy::sentences(&text);
-        let ok = sentences.iter().filter(|s| acceptance.fault(s).is_none()).count();
+        let free = |s: &&str| max_strain.is_none_or(|max| strained(strain, s, max).is_none());
+        let ok = sentences.iter().filter(|s| acceptance.fault(s).is_none() && free(s)).count();
         if ok >= good {
             return Some(format!("{ok} good sentence(s) are written"));
         }
         (sentences.len() >= max_sentences).then(|| format!("{max_sentences} sentences are written"))
     }))
+}
+
+/// The mean cost of `sentence`'s tokens ([`Strain::of`]) where it is more
+/// than `max`: the model was made to write it.
+pub fn strained(strain: Option<&Strain>, sentence: &str, max: f32) -> Option<f32> {
+    strain.and_then(|st| st.of(sentence)).filter(|&cost| cost > max)
 }
 
 #[cfg(test)]
@@ -64,7 +72,7 @@ mod tests {
         "User: How should I back up /srv every night?\nAssistant: Use restic from a cron job to a USB disk.";
 
     fn settled(s: &Settled, text: &str) -> Option<String> {
-        (s.0)(text)
+        (s.0)(text, None)
     }
 
     #[test]
@@ -97,10 +105,28 @@ mod tests {
 
     #[test]
     fn a_kept_reply_is_settled_by_its_good_sentences_not_its_first_fault() {
-        let s = settle_kept(Arc::new(Acceptance::new(&[TURN], &[], &[], None)), 1, 3);
+        let s = settle_kept(Arc::new(Acceptance::new(&[TURN], &[], &[], None)), 1, 3, None);
         assert_eq!(settled(&s, "Restic was suggested by Melanie. "), None, "a bad first sentence decides nothing");
         assert!(settled(&s, "Restic was suggested by Melanie. Restic runs from cron to a USB disk. ").is_some());
         assert!(settled(&s, "Melanie. Bob. Alice. ").is_some(), "three sentences end it");
+    }
+
+    #[test]
+    fn a_good_sentence_the_model_was_forced_into_does_not_settle_a_reply() {
+        let s = settle_kept(Arc::new(Acceptance::new(&[TURN], &[], &[], None)), 1, 3, Some(0.5));
+        let first = "Restic runs from cron to a USB disk. ";
+        let mut strain = Strain::default();
+        strain.push(first, 1.5);
+        assert_eq!((s.0)(first, Some(&strain)), None, "the model writes on");
+        let second = "Use restic from a cron job. ";
+        strain.push(second, 0.1);
+        assert!((s.0)(&format!("{first}{second}"), Some(&strain)).is_some());
+        // Unstrained, or with no limit, the first sentence settles it.
+        assert!((s.0)(first, None).is_some());
+        let unlimited = settle_kept(Arc::new(Acceptance::new(&[TURN], &[], &[], None)), 1, 3, None);
+        let mut forced = Strain::default();
+        forced.push(first, 1.5);
+        assert!((unlimited.0)(first, Some(&forced)).is_some());
     }
 
     #[test]
