@@ -438,6 +438,37 @@ fn a_reply_held_to_words_it_would_not_write_is_strained() {
     assert_eq!(unheld.strain, None);
 }
 
+/// Decoded together with another call (`parallel` > 1), a held reply
+/// reports its strain as the same call alone does.
+#[test]
+fn a_held_reply_decoded_in_a_batch_reports_its_strain_like_a_single_call() {
+    let held: Vec<Request> = distinct_turns()
+        .into_iter()
+        .take(3)
+        .map(|(_, turn, req)| Request {
+            vocabulary: Some(ragger::pipeline::digest::vocabulary(&[turn.as_str()])),
+            ..req
+        })
+        .collect();
+    let first_cost = |reply: &ragger::llm::Reply| {
+        let text = ragger::llm::clean::clean_reply(&reply.text);
+        let first = ragger::pipeline::tidy::sentences(&text)[0].to_string();
+        let strain = reply.strain.as_ref().unwrap_or_else(|| panic!("no strain: {reply:?}"));
+        (text.clone(), strain.of(&first).unwrap_or_else(|| panic!("{first:?} not found in {reply:?}")))
+    };
+    let singles: Vec<(String, f32)> = held.iter().map(|r| first_cost(&shared().generate(r).unwrap())).collect();
+    let model = LocalModel::new(LocalOptions { parallel: 3, ..options(gguf()) });
+    let mut same = 0;
+    for (reply, (text, cost)) in model.generate_batch(&held).into_iter().zip(&singles) {
+        let (batch_text, batch_cost) = first_cost(&reply.expect("batched reply"));
+        if batch_text == *text {
+            same += 1;
+            assert!((batch_cost - cost).abs() < 0.05, "{batch_text:?}: {batch_cost} batched, {cost} alone");
+        }
+    }
+    assert!(same > 0, "no batched reply is the single call's: {singles:?}");
+}
+
 /// A vocabulary that seeks the turn's facts (its names, numbers and
 /// identifiers) makes the real model write more of them than the same
 /// vocabulary without: decoding nudges the model toward `restic check`
