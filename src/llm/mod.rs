@@ -172,8 +172,9 @@ impl Reply {
 /// because the vocabulary allows no other costs much; a word it would have
 /// written anyway costs nothing. SmolLM2-135M held to a chat turn's words
 /// wrote "Caroline explained that it's been an added adoption to have a
-/// family", whose tokens cost 1.2 nats on average; its sentences that say
-/// what the turn said cost 0.2–0.4 (BENCHMARKS.md, stop 62).
+/// family", whose tokens cost 1.2 nats on average, and "They shared a
+/// photo: a man with a little girl standing in front of a waterfall.",
+/// which said what its turn said, 0.18 (BENCHMARKS.md, stop 62).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Strain {
     /// The reply as written, token after token.
