@@ -125,19 +125,20 @@ pub(super) struct Sampling {
 }
 
 /// What holding the next token to the allowed ones costs the model, in
-/// nats: −ln of the share of its probability (softmax of `logits`) that
-/// the allowed tokens have. 0 when it would have written an allowed token
-/// anyway; large when the vocabulary makes it write what it did not mean.
-pub(super) fn constraint_cost(logits: &[f32], allowed: impl Fn(usize) -> bool) -> f32 {
-    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+/// nats: −ln of the share of its probability (softmax of the logits) that
+/// the allowed tokens have, given each token's (logit, allowed). 0 when it
+/// would have written an allowed token anyway; large when the vocabulary
+/// makes it write what it did not mean.
+pub(super) fn constraint_cost(tokens: impl Iterator<Item = (f32, bool)> + Clone) -> f32 {
+    let max = tokens.clone().map(|(l, _)| l).fold(f32::NEG_INFINITY, f32::max);
     if !max.is_finite() {
         return 0.0;
     }
     let (mut all, mut kept) = (0f64, 0f64);
-    for (i, &l) in logits.iter().enumerate() {
+    for (l, allowed) in tokens {
         let p = f64::from(l - max).exp();
         all += p;
-        if allowed(i) {
+        if allowed {
             kept += p;
         }
     }
@@ -176,8 +177,7 @@ impl Sampling {
                 _ => is_eog(d.id()),
             })
             .collect();
-        let logits: Vec<f32> = candidates.data.iter().map(|d| d.logit()).collect();
-        self.cost = constraint_cost(&logits, |i| allowed[i]);
+        self.cost = constraint_cost(candidates.data.iter().map(|d| d.logit()).zip(allowed.iter().copied()));
         for (d, &allowed) in candidates.data.iter_mut().zip(&allowed) {
             let id = d.id();
             if !allowed {
@@ -258,13 +258,15 @@ mod tests {
     #[test]
     fn holding_a_token_costs_minus_the_log_of_the_allowed_share() {
         let logits = [0.0, 3f32.ln(), f32::NEG_INFINITY];
+        let cost =
+            |allowed: fn(usize) -> bool| constraint_cost(logits.iter().enumerate().map(move |(i, &l)| (l, allowed(i))));
         let near = |a: f32, b: f32| (a - b).abs() < 1e-5;
         // Token 1 has 3/4 of the probability, token 0 a quarter.
-        assert!(near(constraint_cost(&logits, |i| i == 1), (4f32 / 3.0).ln()));
-        assert!(near(constraint_cost(&logits, |i| i == 0), 4f32.ln()));
-        assert!(near(constraint_cost(&logits, |i| i < 2), 0.0), "nothing the model would write is barred");
-        assert!(near(constraint_cost(&logits, |_| true), 0.0));
-        assert_eq!(constraint_cost(&logits, |i| i == 2), f32::INFINITY, "only what the model gives no chance");
+        assert!(near(cost(|i| i == 1), (4f32 / 3.0).ln()));
+        assert!(near(cost(|i| i == 0), 4f32.ln()));
+        assert!(near(cost(|i| i < 2), 0.0), "nothing the model would write is barred");
+        assert!(near(cost(|_| true), 0.0));
+        assert_eq!(cost(|i| i == 2), f32::INFINITY, "only what the model gives no chance");
     }
 
     #[test]
