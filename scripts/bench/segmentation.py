@@ -7,7 +7,9 @@ summarised with `ragger summarize --once`, and its L3 rows read back with
 predicted boundary. Scores per set and variant: boundary F1 (exact turn,
 micro), Pk and WindowDiff (k per dialogue = half its mean true segment
 length, errors summed over the windows of the whole set), beside the
-trivial baselines (no boundary; a boundary at every turn).
+trivial baselines (no boundary; a boundary at every turn) and the ceiling of
+a segmenter without one-turn segments (the reference's own boundaries that
+leave none).
 """
 import argparse
 import collections
@@ -197,6 +199,28 @@ def load_locomo(path):
             if turns:
                 items.append({"id": f"{sample}_session_{n}", "turns": turns, "bounds": None})
     return items
+
+
+def ceiling(n, bounds, one_turn=0):
+    """The most of a dialogue's reference boundaries that a segmenter can
+    put with at most `one_turn` segments of one turn: every one it puts is
+    right (precision 1), so with one_turn=0 these boundaries are the
+    ceiling of recall, F1 and Pk for a segmenter that keeps issue 32's rule
+    of no one-turn segment. A dynamic programme over the reference's own
+    cuts: best[(j, k)] is the most boundaries before cut j, a segment
+    ending there, with k one-turn segments so far."""
+    cuts = [0] + sorted(b for b in bounds if 0 < b < n) + [n]
+    last = len(cuts) - 1
+    best = {(0, 0): []}
+    for j in range(1, last + 1):
+        for (i, k), before in [item for item in best.items() if item[0][0] < j]:
+            k2 = k + (cuts[j] - cuts[i] == 1)
+            if k2 > one_turn:
+                continue
+            path = before + ([] if j == last else [cuts[j]])
+            if (j, k2) not in best or len(path) > len(best[(j, k2)]):
+                best[(j, k2)] = path
+    return max((p for (j, _), p in best.items() if j == last), key=len, default=[])
 
 
 def seg_ids(n, bounds):
@@ -458,7 +482,8 @@ def main():
 
     for name, items in sets.items():
         labelled = all(it["bounds"] is not None for it in items)
-        baselines = (("baseline: no boundary", lambda it: []), ("baseline: every turn", lambda it: list(range(1, len(it["turns"])))))
+        baselines = (("baseline: no boundary", lambda it: []), ("baseline: every turn", lambda it: list(range(1, len(it["turns"])))),
+                     ("ceiling: the reference's boundaries, no one-turn segment", lambda it: ceiling(len(it["turns"]), it["bounds"])))
         for label, ref_hyp in baselines if labelled else ():
             s, e = Score(), Score()
             for it in items:
@@ -525,7 +550,10 @@ window k = half the dialogue's mean true segment length, at least 2, errors summ
 of the set. Segments per 10 turns and the share of one-turn segments are measured on every set, with
 labels or without. "either turn": F1 and Pk when a boundary that the data puts between a user
 utterance and the agent's reply (inside one turn: most TIAGE boundaries) counts at either of the two
-turns it lies between.
+turns it lies between. "ceiling": not a segmenter but the most of the reference's own boundaries
+that can be put without a segment of one turn (every one right; a dynamic programme over the
+reference's cuts): the best any segmenter that keeps issue 32's rule against one-turn segments can
+reach on that set.
 
 {table}
 """
