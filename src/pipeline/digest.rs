@@ -668,18 +668,72 @@ pub fn turn_clauses(turn: &str) -> Vec<String> {
 
 /// A clause longer than [`PHRASE_WORDS`] cut at its first " and " with
 /// 4 words or more on each side, each side a clause ([`clauses`] form).
+/// Where the "and" joins two words of one statement rather than two
+/// statements ([`and_joins_statements`]), each side is marked as the piece
+/// of a sentence it is ("My dream is to create a safe…", "…loving home
+/// for these kids."), so that neither reads as a statement of its own.
 fn at_and(clause: &str) -> Vec<String> {
     if word_count(clause) > PHRASE_WORDS {
         if let Some(at) = find_outside(clause, " and ") {
             let (head, tail) = (&clause[..at], &clause[at + 5..]);
             if word_count(head) >= 4 && word_count(tail) >= 4 {
-                let mut out = clauses(head);
-                out.extend(clauses(tail).iter().flat_map(|c| at_and(c)));
+                let (head, tail) = if and_joins_statements(head, tail) {
+                    (head.to_string(), tail.to_string())
+                } else {
+                    (format!("{}…", head.trim_end_matches([',', ';'])), format!("…{tail}"))
+                };
+                let mut out = clauses(&head);
+                out.extend(clauses(&tail).iter().flat_map(|c| at_and(c)));
                 return out;
             }
         }
     }
     vec![clause.to_string()]
+}
+
+/// Words that open a statement as its subject: "… and it was so
+/// powerful", "… and they loved it", "… and there's a fix".
+const SUBJECTS: &[&str] =
+    &["i", "we", "you", "he", "she", "they", "it", "this", "that", "these", "those", "there", "then"];
+/// Words that open what a verb acts on: "restart the worker", "do a test
+/// restore", "pin it".
+const OBJECTS: &[&str] = &[
+    "a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "it", "them", "this", "that", "these",
+    "those", "some", "all", "every", "each", "both",
+];
+
+/// Whether " and " joins two statements in `head and tail`, so that the
+/// tail said alone still says what the speaker said: it has a subject of
+/// its own ("… yesterday and it was so powerful"), or it is a second
+/// instruction beside one ("Set the port to 587 and restart the worker":
+/// the head opens with no subject, the tail with a word and what it acts
+/// on). Not where the "and" joins two words of one statement: "a safe and
+/// loving home", "gender identity and inclusion are necessary", "the
+/// chance to meet and connect with people": said alone, "Loving home for
+/// these kids." or "Connect with people …" would misstate the speaker.
+fn and_joins_statements(head: &str, tail: &str) -> bool {
+    let bare = |w: &str| w.split(['\'', '’']).next().unwrap_or("").to_lowercase();
+    let Some(first) = tail.split_whitespace().next().map(bare) else {
+        return false;
+    };
+    // A comma before the "and" sets off a clause ("… 1 message sent, and
+    // the reset mail reached …"); so does an identifier as its subject
+    // ("… on port 465 and newsletter/send.py uses port 25").
+    let opens_with_identifier = tail
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| crate::pipeline::grounding::terms(w).iter().any(|t| !is_plain_name(t)));
+    if SUBJECTS.contains(&first.as_str()) || head.trim_end().ends_with(',') || opens_with_identifier {
+        return true;
+    }
+    let said = named_speaker(head).map_or(head, |(_, rest)| rest);
+    let head_first = said.split_whitespace().next().map(bare).unwrap_or_default();
+    let head_has_subject = SUBJECTS.contains(&head_first.as_str()) || OBJECTS.contains(&head_first.as_str());
+    let acts_on = tail.split_whitespace().nth(1).is_some_and(|w| {
+        let w = bare(w);
+        OBJECTS.contains(&w.as_str()) || w.chars().next().is_some_and(|c| c.is_ascii_digit())
+    });
+    !head_has_subject && !head_first.is_empty() && acts_on
 }
 
 /// A clause longer than [`PHRASE_WORDS`] cut where it joins two
@@ -1193,6 +1247,59 @@ mod tests {
             without_repeated_frames(&["The user asked about ci.yml caching.", "The user asked about eBay listings."]),
             ["The user asked about ci.yml caching.", "eBay listings."]
         );
+    }
+
+    #[test]
+    fn a_clause_cut_at_and_marks_its_pieces_where_and_joins_no_two_statements() {
+        // A subject of its own, or a second instruction: two statements.
+        assert_eq!(
+            turn_clauses("Caroline: I went to an LGBTQ conference two days ago and it was really special."),
+            ["Caroline: I went to an LGBTQ conference two days ago.", "Caroline: It was really special."]
+        );
+        assert_eq!(
+            turn_clauses("Run restic check every single week on the server and do a test restore of one folder."),
+            ["Run restic check every single week on the server.", "Do a test restore of one folder."]
+        );
+        assert_eq!(
+            turn_clauses("Good: sendtestemail now reports 1 message sent, and the reset mail reached a Gmail inbox."),
+            ["Good: sendtestemail now reports 1 message sent.", "The reset mail reached a Gmail inbox."]
+        );
+        assert_eq!(
+            turn_clauses(
+                "Two: billing/invoices.py opens SMTP_SSL on port 465 and newsletter/send.py uses plain port 25."
+            ),
+            ["Two: billing/invoices.py opens SMTP_SSL on port 465.", "newsletter/send.py uses plain port 25."]
+        );
+        // "and" inside one statement: said alone, the tail would misstate
+        // the speaker ("Loving home for these kids.", "Connect with people
+        // …" as an instruction, "Inclusion are so necessary"), so each side
+        // is marked as a piece of the sentence.
+        for (said, pieces) in [
+            (
+                "Caroline: My dream is to create a safe and loving home for these kids.",
+                ["Caroline: My dream is to create a safe…", "Caroline: …loving home for these kids."],
+            ),
+            (
+                "Caroline: I got the chance to meet and connect with people who've gone through similar journeys.",
+                [
+                    "Caroline: I got the chance to meet…",
+                    "Caroline: …connect with people who've gone through similar journeys.",
+                ],
+            ),
+            (
+                "Caroline: Conversations about gender identity and inclusion are so necessary for the trans community.",
+                [
+                    "Caroline: Conversations about gender identity…",
+                    "Caroline: …inclusion are so necessary for the trans community.",
+                ],
+            ),
+            (
+                "The support group has made me feel accepted and given me courage to embrace myself.",
+                ["The support group has made me feel accepted…", "…given me courage to embrace myself."],
+            ),
+        ] {
+            assert_eq!(turn_clauses(said), pieces, "{said}");
+        }
     }
 
     #[test]
