@@ -4,8 +4,9 @@
 use std::collections::HashSet;
 
 use super::loops::{loop_words, LoopGuard};
+use super::rewrite::is_first_person;
 use super::{content_words, is_stop_word, stem, terms, words};
-use crate::pipeline::digest::{clip_words, is_filler, says_nothing, without_small_talk_lead, L2_MAX_WORDS};
+use crate::pipeline::digest::{asks_only, clip_words, is_filler, says_nothing, without_small_talk_lead, L2_MAX_WORDS};
 
 /// An L2 written without the model: the user's request and the sentence of
 /// the reply that answers it best, in at most [`L2_MAX_WORDS`] words
@@ -33,10 +34,12 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
         .collect();
     let asked: HashSet<String> = words(&ask).iter().filter(|w| !speakers.contains(*w)).map(|w| stem(w)).collect();
     // A reaction ("Wow, love that painting!") or small talk ("Hey
-    // Melanie!") answers nothing: a reply of nothing else has no answer.
+    // Melanie!") answers nothing, nor does a question back that names
+    // nothing and says nothing of its speaker ("How does it feel?", "Did
+    // you join in?"): a reply of nothing else has no answer.
     let answer = sentences(assistant)
         .into_iter()
-        .filter(|s| !is_tool_line(s) && !says_nothing(s))
+        .filter(|s| !is_tool_line(s) && !says_nothing(s) && !only_asks_back(s))
         .enumerate()
         .max_by(|(i, a), (j, b)| {
             let score = |s: &str| {
@@ -60,6 +63,15 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
         (true, Some(a)) => clip_words(&a, L2_MAX_WORDS),
         (true, None) => String::new(),
     }
+}
+
+/// A question of the reply that names nothing and says nothing of its
+/// speaker ([`asks_only`], no first-person word): "What motivated you to
+/// pursue counseling?", not "I finished another pot - want to see a pic?"
+/// nor "Did you run restic check --read-data?". What the turn came to is
+/// no question back.
+fn only_asks_back(sentence: &str) -> bool {
+    asks_only(sentence) && !words(sentence).iter().any(|w| is_first_person(w))
 }
 
 /// "request — answer" within [`L2_MAX_WORDS`] (the dash counts as a

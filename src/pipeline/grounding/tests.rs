@@ -123,6 +123,32 @@ fn extractive_turn_answers_with_what_the_reply_says_not_its_reaction() {
 }
 
 #[test]
+fn extractive_turn_answers_with_no_question_back_that_asks_only() {
+    // LoCoMo's shape: the other person's only sentence of substance asks
+    // back; the turn is what the first said.
+    let s = extractive_turn(
+        "Caroline: I took the first step towards becoming a mom - I applied to adoption agencies!",
+        "Melanie: Wow, Caroline! How does it feel?",
+        None,
+    );
+    assert_eq!(s, "Caroline: I took the first step towards becoming a mom - I applied to adoption agencies!");
+    // A question that also says something of its speaker, or names what
+    // it asks about, is said.
+    let s = extractive_turn(
+        "Caroline: How're ya doin'?",
+        "Melanie: I finished another pottery project - want to see a pic?",
+        None,
+    );
+    assert!(s.contains("I finished another pottery project"), "{s}");
+    let s = extractive_turn(
+        "The backup job failed again last night after the disk filled up.",
+        "Did you run restic forget --prune after the last backup?",
+        None,
+    );
+    assert!(s.contains("restic forget --prune"), "{s}");
+}
+
+#[test]
 fn a_merge_must_keep_both_parts() {
     let running = "The user set up restic backups of /srv to a USB disk.";
     let new = ["The user asked about sourdough hydration; the assistant suggested 70% water."];
