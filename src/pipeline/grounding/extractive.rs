@@ -57,6 +57,11 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     if answer.is_some() && (is_filler(&ask) || says_nothing(&ask)) {
         ask = String::new();
     }
+    // A reply that answers nothing leaves the L2 to what the first side
+    // said: its next statement, where its news often is ("That roadtrip
+    // this past weekend was insane! We were all freaked when my son got
+    // into an accident.").
+    let answer = answer.or_else(|| before.is_none().then(|| next_statement(user)).flatten());
     match (ask.trim().is_empty(), answer) {
         (false, Some(a)) => request_and_answer(ask.trim(), &a),
         (false, None) => clip_words(ask.trim(), L2_MAX_WORDS),
@@ -114,7 +119,7 @@ pub fn is_tool_line(s: &str) -> bool {
 fn request_sentence(text: &str) -> String {
     let all = sentences(text);
     all.iter()
-        .find(|s| !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !says_nothing(s))
+        .find(|s| says_something(s))
         .or(all.first())
         .map(|s| match crate::pipeline::digest::without_announcement(s) {
             // What followed "Different question:" now starts the sentence.
@@ -123,6 +128,26 @@ fn request_sentence(text: &str) -> String {
         })
         .map(|s| without_small_talk_lead(&said_by(text, &s)))
         .unwrap_or_default()
+}
+
+/// Whether a sentence of a message says something: two content words,
+/// neither a tool line, small talk nor a reaction.
+fn says_something(s: &str) -> bool {
+    !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !says_nothing(s)
+}
+
+/// The statement of a message after its request sentence
+/// ([`request_sentence`]): the next that says something and is no
+/// question that asks only, with its speaker's label ([`said_by`]): a
+/// digest may keep it apart from the request, and without the label it
+/// would read as said by whoever was named before it.
+fn next_statement(text: &str) -> Option<String> {
+    let all = sentences(text);
+    let first = all.iter().position(|s| says_something(s))?;
+    all[first + 1..]
+        .iter()
+        .find(|s| says_something(s) && !asks_only(s))
+        .map(|s| without_small_talk_lead(&said_by(text, s)))
 }
 
 /// A sentence of `text` with the label of the line it was said on

@@ -132,6 +132,17 @@ fn extractive_turn_answers_with_no_question_back_that_asks_only() {
         None,
     );
     assert_eq!(s, "Caroline: I took the first step towards becoming a mom - I applied to adoption agencies!");
+    // Where the reply answers nothing, the first side's next statement
+    // is what the turn came to.
+    let s = extractive_turn(
+        "Melanie: That roadtrip this past weekend was insane! We were all freaked when my son got into an accident. Any plans?",
+        "Caroline: Oops, sorry! How is he now?",
+        None,
+    );
+    assert_eq!(
+        s,
+        "Melanie: That roadtrip this past weekend was insane! — Melanie: We were all freaked when my son got into an accident."
+    );
     // A question that also says something of its speaker, or names what
     // it asks about, is said.
     let s = extractive_turn(
