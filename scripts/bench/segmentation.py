@@ -205,8 +205,9 @@ def ceiling(n, bounds, one_turn=0):
     """The most of a dialogue's reference boundaries that a segmenter can
     put with at most `one_turn` segments of one turn: every one it puts is
     right (precision 1), so with one_turn=0 these boundaries are the
-    ceiling of recall, F1 and Pk for a segmenter that keeps issue 32's rule
-    of no one-turn segment. A dynamic programme over the reference's own
+    ceiling of recall and F1 for a segmenter that keeps issue 32's rule of
+    no one-turn segment (their Pk is what they give, not a bound: a wrong
+    boundary near one that cannot be put may lower Pk). A dynamic programme over the reference's own
     cuts: best[(j, k)] is the most boundaries before cut j, a segment
     ending there, with k one-turn segments so far."""
     cuts = [0] + sorted(b for b in bounds if 0 < b < n) + [n]
@@ -552,8 +553,8 @@ labels or without. "either turn": F1 and Pk when a boundary that the data puts b
 utterance and the agent's reply (inside one turn: most TIAGE boundaries) counts at either of the two
 turns it lies between. "ceiling": not a segmenter but the most of the reference's own boundaries
 that can be put without a segment of one turn (every one right; a dynamic programme over the
-reference's cuts): the best any segmenter that keeps issue 32's rule against one-turn segments can
-reach on that set.
+reference's cuts): the best recall and F1 any segmenter that keeps issue 32's rule against one-turn
+segments can reach on that set (its Pk is what those boundaries give, not a bound).
 
 {table}
 """

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What a segmenter can reach on a labelled set for a given share of
-one-turn segments (issue 32): the ceiling of boundary F1 and Pk.
+one-turn segments (issue 32): the ceiling of boundary F1 and recall.
 
 For each labelled dialogue, `segmentation.ceiling` gives the most of its
 reference boundaries that can be put with at most k segments of one turn
