@@ -37,21 +37,28 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     // Melanie!") answers nothing, nor does a question back that names
     // nothing and says nothing of its speaker ("How does it feel?", "Did
     // you join in?"): a reply of nothing else has no answer.
-    let answer = sentences(assistant)
+    let own = |w: &String| !is_stop_word(w) && !speakers.contains(w);
+    let shared = |s: &str| words(s).iter().filter(|w| own(w) && asked.contains(&stem(w))).count();
+    let named = |s: &str| terms(s).iter().filter(|t| !speakers.contains(&t.to_lowercase())).count();
+    let best = sentences(assistant)
         .into_iter()
         .filter(|s| !is_tool_line(s) && !says_nothing(s) && !only_asks_back(s))
         .enumerate()
         .max_by(|(i, a), (j, b)| {
-            let score = |s: &str| {
-                let own = |w: &String| !is_stop_word(w) && !speakers.contains(w);
-                let shared = words(s).iter().filter(|w| own(w) && asked.contains(&stem(w))).count();
-                let named = terms(s).iter().filter(|t| !speakers.contains(&t.to_lowercase())).count();
-                shared + 2 * named.min(3) + usize::from(content_words(s).len() >= 3)
-            };
+            let score = |s: &str| shared(s) + 2 * named(s).min(3) + usize::from(content_words(s).len() >= 3);
             score(a).cmp(&score(b)).then(j.cmp(i))
         })
-        .map(|(_, s)| said_by(assistant, s))
-        .map(|s| without_small_talk_lead(&s));
+        .map(|(_, s)| s);
+    // Between two people (named speakers), a remark of the other's that
+    // takes up no word of the request, names nothing and says nothing of
+    // its speaker ("Life sure can be a roller coaster.") is a reaction to
+    // the news, not what the turn came to. An assistant's answer is kept
+    // however it is worded.
+    let remark = |s: &str| {
+        !speakers.is_empty() && shared(s) == 0 && named(s) == 0 && !words(s).iter().any(|w| is_first_person(w))
+    };
+    let best = best.filter(|s| !(remark(s) && before.is_none() && next_statement(user).is_some()));
+    let answer = best.map(|s| said_by(assistant, s)).map(|s| without_small_talk_lead(&s));
     // A request of nothing but small talk or a reaction ("Thanks, Melanie!
     // That's really sweet.") gives way to the answer.
     if answer.is_some() && (is_filler(&ask) || says_nothing(&ask)) {

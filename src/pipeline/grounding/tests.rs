@@ -143,6 +143,24 @@ fn extractive_turn_answers_with_no_question_back_that_asks_only() {
         s,
         "Melanie: That roadtrip this past weekend was insane! — Melanie: We were all freaked when my son got into an accident."
     );
+    // So where the other only remarks on it, taking up no word of it,
+    // naming nothing and saying nothing of themselves.
+    let s = extractive_turn(
+        "Melanie: That roadtrip this past weekend was insane! We were all freaked when my son got into an accident.",
+        "Caroline: Oops, sorry! Life sure can be a roller coaster.",
+        None,
+    );
+    assert_eq!(
+        s,
+        "Melanie: That roadtrip this past weekend was insane! — Melanie: We were all freaked when my son got into an accident."
+    );
+    // An assistant's answer stays however it is worded.
+    let s = extractive_turn(
+        "My sourdough bread comes out dense. I feed the starter once a week.",
+        "Usually the starter is too weak or the dough is under-proofed.",
+        None,
+    );
+    assert!(s.ends_with("Usually the starter is too weak or the dough is under-proofed."), "{s}");
     // A question that also says something of its speaker, or names what
     // it asks about, is said.
     let s = extractive_turn(
