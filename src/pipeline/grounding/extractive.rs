@@ -54,10 +54,11 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     // its speaker ("Life sure can be a roller coaster.") is a reaction to
     // the news, not what the turn came to. An assistant's answer is kept
     // however it is worded.
-    let remark = |s: &str| {
-        !speakers.is_empty() && shared(s) == 0 && named(s) == 0 && !words(s).iter().any(|w| is_first_person(w))
-    };
-    let best = best.filter(|s| !(remark(s) && before.is_none() && next_statement(user).is_some()));
+    // A follow-up is read with the request it follows, never with its own
+    // next statement.
+    let next = before.is_none().then(|| next_statement(user)).flatten();
+    let remark = |s: &str| !speakers.is_empty() && shared(s) == 0 && named(s) == 0 && !of_its_speaker(s);
+    let best = best.filter(|s| !(remark(s) && next.is_some()));
     let answer = best.map(|s| said_by(assistant, s)).map(|s| without_small_talk_lead(&s));
     // A request of nothing but small talk or a reaction ("Thanks, Melanie!
     // That's really sweet.") gives way to the answer.
@@ -68,7 +69,7 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     // said: its next statement, where its news often is ("That roadtrip
     // this past weekend was insane! We were all freaked when my son got
     // into an accident.").
-    let answer = answer.or_else(|| before.is_none().then(|| next_statement(user)).flatten());
+    let answer = answer.or(next);
     match (ask.trim().is_empty(), answer) {
         (false, Some(a)) => request_and_answer(ask.trim(), &a),
         (false, None) => clip_words(ask.trim(), L2_MAX_WORDS),
@@ -83,7 +84,12 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
 /// nor "Did you run restic check --read-data?". What the turn came to is
 /// no question back.
 fn only_asks_back(sentence: &str) -> bool {
-    asks_only(sentence) && !words(sentence).iter().any(|w| is_first_person(w))
+    asks_only(sentence) && !of_its_speaker(sentence)
+}
+
+/// Whether a sentence says something of its speaker: a first-person word.
+fn of_its_speaker(sentence: &str) -> bool {
+    words(sentence).iter().any(|w| is_first_person(w))
 }
 
 /// "request — answer" within [`L2_MAX_WORDS`] (the dash counts as a
