@@ -158,7 +158,9 @@ fn is_name(t: &str) -> bool {
         return false;
     }
     let lower = t.to_lowercase();
-    !(is_stop_word(&lower) || META_WORDS.contains(&lower.as_str()))
+    // "I've", "I'd", "I'll" are the speaker, however the stop list spells them.
+    let speaker = lower.split_once('\'').is_some_and(|(head, _)| head == "i");
+    !(speaker || is_stop_word(&lower) || META_WORDS.contains(&lower.as_str()))
 }
 
 /// The identifiers and names of a segment's turns, in order of first

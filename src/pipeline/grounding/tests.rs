@@ -348,6 +348,16 @@ fn a_line_number_before_a_name_is_where_it_was_found_not_its_name() {
 }
 
 #[test]
+fn the_speakers_i_is_no_name_however_it_is_contracted() {
+    // "…the progress I've made." named "I've", and a project summary kept
+    // it for that name over "Brave" by Sara Bareilles.
+    for t in ["…the progress I've made.", "Yes, and I'd go if I'll have time; I'm sure."] {
+        assert_eq!(terms(t), Vec::<String>::new(), "{t}");
+    }
+    assert_eq!(terms("It was Caroline's idea, and O'Brien agreed."), vec!["Caroline's", "O'Brien"]);
+}
+
+#[test]
 fn a_reply_that_turns_the_recommendation_around_fails() {
     // SmolLM2-135M's L2 of the demo's first turn, stored before this check.
     let r = "The user asked how to back up a home server's /srv folder every night; the assistant explained that using restic backup with a cron job would be impractical.";
