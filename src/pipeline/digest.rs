@@ -232,19 +232,118 @@ const PRAISE: &[&str] = &[
 /// said of themselves and their world; a reaction repeats, at best, what
 /// the other said. "You need to restart nginx." instructs, and "I'm so
 /// proud of you!" says something of the speaker: neither is a reaction.
+///
+/// Between named speakers ("Melanie: …"), a statement that judges what
+/// the other showed or told by how it looks or sounds ("It looks so
+/// real!", "That must have been tough for you.") or that speaks of the
+/// listener ("You've made so much progress.", "Your friends really have
+/// your back.") is a reaction too, praise word or not. Not from an
+/// assistant, whose "That looks like a race in the login test" or "You
+/// have a stale lock file" is the answer.
 pub fn is_reaction(text: &str) -> bool {
+    let chat = text.lines().next().and_then(named_speaker).is_some();
     let text = without_speakers(&text.replace('’', "'"));
     let ws = words(&text);
     if ws.is_empty() || ws.iter().any(|w| is_first_person(w)) {
         return false;
     }
-    let names_a_fact = crate::pipeline::grounding::terms(&text).iter().any(|t| !is_plain_name(t));
+    let names_a_fact =
+        crate::pipeline::grounding::terms(&text).iter().any(|t| !(is_plain_name(t) && is_vocative(&text, t)));
     if names_a_fact {
         return false;
     }
     let praises = ws.iter().any(|w| PRAISE.contains(&w.as_str()));
     let exclaims_at_listener = text.trim_end().ends_with('!') && ws.iter().any(|w| is_second_person(w));
-    praises || exclaims_at_listener
+    praises
+        || exclaims_at_listener
+        || chat && !text.trim_end().ends_with('?') && (judges(&ws) || of_listener(&text, &ws))
+}
+
+/// Words before a name that call the listener by it: "Wow Caroline",
+/// "Hey Mel", "Thanks Jon".
+const CALLING: &[&str] = &[
+    "hi",
+    "hello",
+    "hey",
+    "thanks",
+    "thank",
+    "wow",
+    "oh",
+    "aw",
+    "aww",
+    "ah",
+    "ooh",
+    "whoa",
+    "woah",
+    "yeah",
+    "yes",
+    "congrats",
+    "congratulations",
+    "sorry",
+    "dear",
+    "bye",
+    "omg",
+    "haha",
+];
+
+/// Whether every time `name` stands in `text` it calls the listener: set
+/// off by a comma ("That's gorgeous, Caroline!") or after a word that
+/// calls ("Wow Caroline"). "The trip to Paris" names a place, and "It was
+/// Matt Patterson" the singer: a fact, not whom the line is said to.
+fn is_vocative(text: &str, name: &str) -> bool {
+    let mut at = 0;
+    let mut seen = false;
+    while let Some(i) = text[at..].find(name).map(|i| at + i) {
+        at = i + name.len();
+        let before = text[..i].trim_end();
+        let starts = text[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        if !starts || text[at..].starts_with(|c: char| c.is_alphanumeric()) {
+            continue;
+        }
+        seen = true;
+        let called = before.is_empty()
+            || before.ends_with(',')
+            || before
+                .rsplit(|c: char| !c.is_alphanumeric())
+                .next()
+                .is_some_and(|w| CALLING.contains(&w.to_lowercase().as_str()));
+        if !called {
+            return false;
+        }
+    }
+    seen
+}
+
+/// Verbs that judge by appearance: "looks great", "sounds like fun",
+/// "seems hard".
+const JUDGING: &[&str] = &["look", "looks", "looked", "sound", "sounds", "seem", "seems"];
+/// Words that give advice when they follow "you": "You should rest", "You
+/// need a new charger", "You can borrow mine".
+const ADVISING: &[&str] = &["should", "need", "have", "could", "can", "might", "must", "ought", "may"];
+
+/// Whether a sentence's words judge what they speak of by how it looks or
+/// sounds, or guess how it was ("must have been", "must've felt").
+fn judges(ws: &[String]) -> bool {
+    ws.iter().any(|w| JUDGING.contains(&w.as_str()))
+        || ws.windows(2).any(|p| p[0] == "must" && p[1] == "have" || p[0] == "must've")
+}
+
+/// Whether a sentence's subject is the listener ("You've got guts.",
+/// "Wow, Mel, your art is something else."): its first word, after
+/// interjections and the name it calls, is the second person, and no
+/// advice follows ("You should see a doctor" advises).
+fn of_listener(text: &str, ws: &[String]) -> bool {
+    let first = ws.iter().position(|w| !is_filler_word(w) && !is_name_like(text, w));
+    first.is_some_and(|i| {
+        is_second_person(&ws[i]) && !ws[i + 1..].iter().take(2).any(|w| ADVISING.contains(&w.as_str()))
+    })
+}
+
+/// A word of [`FILLER`] that is no pronoun: an interjection or a word of
+/// thanks or agreement ("Wow", "Oh", "yeah"), which may precede what a
+/// sentence is about.
+fn is_filler_word(w: &str) -> bool {
+    FILLER.contains(&w) && !is_first_or_second_person(w) && !["it", "that", "this", "it's", "that's"].contains(&w)
 }
 
 /// Whether a sentence states something: not a question, small talk
@@ -642,7 +741,8 @@ pub fn clauses(note: &str) -> Vec<String> {
 /// ([`clauses`]), a long one also where " and " joins two statements of 4
 /// words or more, and a labelled line's speaker ("Caroline:") put before
 /// each of its clauses. A tool call or its output (`[tool Bash: …]`) is
-/// never one. Only words are left out; none is added but the label.
+/// never one, nor a clause of a sentence that says nothing as a whole
+/// ([`says_nothing`]). Only words are left out; none is added but the label.
 pub fn turn_clauses(turn: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in turn.lines().filter(|l| !crate::pipeline::grounding::is_tool_line(l)) {
@@ -652,7 +752,10 @@ pub fn turn_clauses(turn: &str) -> Vec<String> {
             Some((who, rest)) => (Some(who), rest),
             None => (None, line),
         };
-        for sentence in crate::pipeline::tidy::sentences(text) {
+        // A clause cut out of a reaction or of small talk is one too: "The
+        // colors really blend nicely, so cool." says nothing however it is cut.
+        let labelled = |s: &str| speaker.map_or(s.to_string(), |who| format!("{who}: {s}"));
+        for sentence in crate::pipeline::tidy::sentences(text).into_iter().filter(|s| !says_nothing(&labelled(s))) {
             for clause in clauses(sentence) {
                 for part in at_and(&clause) {
                     out.push(match speaker {
@@ -1047,6 +1150,45 @@ mod tests {
     }
 
     #[test]
+    fn between_named_speakers_a_judgement_of_the_others_news_or_words_about_the_listener_are_reactions() {
+        for reaction in [
+            "Melanie: It looks so real!",
+            "Caroline: That must have been tough for you.",
+            "Caroline: Whoa, Mel, that sign looks serious.",
+            "Melanie: You've made so much progress.",
+            "Melanie: Your friends and community really have your back.",
+            "Caroline: You put so much effort and passion into it.",
+        ] {
+            assert!(is_reaction(reaction), "{reaction}");
+        }
+        for fact in [
+            // An assistant's diagnosis or finding is the answer.
+            "That looks like a race in the login test.",
+            "You've got a stale lock file in the repository.",
+            // Advice, a question, and what the speaker says of the world.
+            "Melanie: You should see a doctor about that knee.",
+            "Caroline: Does it look like rain there?",
+            "Melanie: The kids spent the whole day at the beach.",
+            // A name that is not whom the line is said to is a fact.
+            "Caroline: The trip to Paris was great, Mel.",
+            "Caroline: It was Matt Patterson, he is so talented!",
+        ] {
+            assert!(!is_reaction(fact), "{fact}");
+        }
+        // A name set off by a comma, or after a word that calls, is whom the line is said to.
+        assert!(is_reaction("Melanie: Wow Caroline, that is gorgeous!"));
+        assert!(is_reaction("Melanie: That's gorgeous, Caroline!"));
+    }
+
+    #[test]
+    fn a_clause_cut_out_of_a_reaction_is_no_clause_of_a_turn() {
+        // "so cool" made the sentence a reaction; its first clause alone
+        // does not say so, and read as a statement of the speaker's.
+        let turn = "Caroline: The colors really blend nicely, so cool.\nMelanie: I painted it at the lake last summer.";
+        assert_eq!(turn_clauses(turn), vec!["Melanie: I painted it at the lake last summer."]);
+    }
+
+    #[test]
     fn a_reaction_is_never_chosen_for_a_summary() {
         let clauses = [
             "Caroline: I went to a LGBTQ support group yesterday.",
@@ -1177,13 +1319,13 @@ mod tests {
     #[test]
     fn a_turns_own_clauses_name_their_speaker_and_leave_filler_out() {
         let turn = "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.\n\
-                    Melanie: Wow, that's cool! Did you hear any inspiring stories?";
+                    Melanie: Wow, that's cool! Did you hear any stories there?";
         assert_eq!(
             turn_clauses(turn),
             vec![
                 "Caroline: I went to a LGBTQ support group yesterday.",
                 "Caroline: It was so powerful.",
-                "Melanie: Did you hear any inspiring stories?"
+                "Melanie: Did you hear any stories there?"
             ]
         );
         // A label that names no one is part of the line; a tool line is no clause.
@@ -1306,14 +1448,14 @@ mod tests {
     fn a_clause_is_never_cut_inside_brackets() {
         // The photo's caption and the parenthesis stay whole; the " and "
         // outside them still cuts a long clause.
-        let turn = "Melanie: Looking forward to more happy years together with the whole family. \
+        let turn = "Melanie: We're looking forward to more years together with the whole family. \
                     [shares a photo: a photo of a man and woman sitting on a blanket eating food]\n\
                     Set the port to 587 on every mailer (billing and the newsletter) and restart \
                     the worker so the new settings load.";
         assert_eq!(
             turn_clauses(turn),
             vec![
-                "Melanie: Looking forward to more happy years together with the whole family.",
+                "Melanie: We're looking forward to more years together with the whole family.",
                 "Melanie: [shares a photo: a photo of a man and woman sitting on a blanket eating food].",
                 "Set the port to 587 on every mailer (billing and the newsletter).",
                 "Restart the worker so the new settings load."
