@@ -497,14 +497,18 @@ fn digest_project(
         if refs.is_empty() {
             continue;
         }
-        let last = (1..refs.len()).rev().find(|&k| digest::is_statement(refs[k])).unwrap_or(0);
-        let ends: Vec<usize> = if last == 0 { vec![0] } else { vec![0, last] };
+        // Where the segment opens on a remark or on the piece of a
+        // sentence ("…the progress I've made."), its first statement that
+        // stands on its own says what it was about.
+        let first = (0..refs.len()).find(|&k| opens_a_part(refs[k])).unwrap_or(0);
+        let last = (first + 1..refs.len()).rev().find(|&k| digest::is_statement(refs[k])).unwrap_or(first);
+        let ends: Vec<usize> = if last == first { vec![first] } else { vec![first, last] };
         let said = ends.iter().map(|&k| refs[k]).collect::<Vec<_>>().join(" ");
         let left = share.saturating_sub(digest::word_count(&said));
         // A question between is what was asked, not what came of it.
-        let middle: Vec<usize> = (1..last).filter(|&k| !refs[k].trim_end().ends_with('?')).collect();
+        let middle: Vec<usize> = (first + 1..last).filter(|&k| !refs[k].trim_end().ends_with('?')).collect();
         let candidates: Vec<&str> = middle.iter().map(|&k| refs[k]).collect();
-        let mut kept = vec![0];
+        let mut kept = vec![first];
         kept.extend(digest::select_named(&candidates, left, &said).into_iter().map(|k| middle[k]));
         kept.extend(ends.get(1));
         let part = digest::fit_sentences(&kept.iter().map(|&k| sentences[k].clone()).collect::<Vec<_>>(), share);
@@ -516,6 +520,14 @@ fn digest_project(
     let single = segments.len() == 1 && parts.first().is_some_and(|p| p.as_str() == segments[0].0.trim());
     let (content, written) = digest_written(topic, parts.join(" "), all_model, single, input.copy_model);
     Ok(decided(input, content, written))
+}
+
+/// Whether a segment summary's sentence may open its part of a project
+/// summary: a statement ([`digest::is_statement`]) that is no piece of a
+/// sentence cut at "…" (after its speaker's label, if any).
+fn opens_a_part(sentence: &str) -> bool {
+    let said = digest::named_speaker(sentence).map_or(sentence, |(_, rest)| rest);
+    digest::is_statement(sentence) && !said.trim_start().starts_with('…')
 }
 
 /// Whether a project topic is one segment's: one summary says it word for

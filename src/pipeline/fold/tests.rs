@@ -1040,6 +1040,28 @@ Caroline: The kids look so cute, Mel! Melanie: Wow, congrats! What are you up to
 }
 
 #[test]
+fn a_project_digest_opens_each_segment_on_a_statement_not_a_remark_or_a_piece() {
+    // A segment summary that opens on a remark and on the piece of a
+    // sentence cut at "…": its part opens on its first whole statement.
+    let chat = "Caroline: That sounds like fun! …the progress I've made. \
+Melanie: I took the kids camping at the beach in June. Caroline joined a pottery class on 2 July. \
+Melanie signed up for a painting workshop.";
+    let items = [chat, L3_BACKUPS_LONG];
+    let mut i = input(None, &items, 0);
+    i.scope = Scope::Project;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.contains("Melanie: I took the kids camping at the beach in June."), "{content}");
+            assert!(content.contains("Melanie signed up for a painting workshop."), "{content}");
+            for noise in ["sounds like fun", "the progress"] {
+                assert!(!content.contains(noise), "{noise}: {content}");
+            }
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn an_unreadable_topic_reply_is_a_bad_reply_not_a_stop_for_the_segment_or_the_project() {
     // A reply cut in transit ("not JSON") for both tries: the digest is
     // written without a topic line instead of stopping the pass.
