@@ -238,10 +238,10 @@ const PRAISE: &[&str] = &[
 /// real!", "That must have been tough for you.") or that speaks of the
 /// listener ("You've made so much progress.", "Your friends really have
 /// your back.") is a reaction too, praise word or not. Not from an
-/// assistant, whose "That looks like a race in the login test" or "You
-/// have a stale lock file" is the answer.
+/// assistant (no label, or a role's: "Assistant:"), whose "That looks like
+/// a race in the login test" or "You have a stale lock file" is the answer.
 pub fn is_reaction(text: &str) -> bool {
-    let chat = text.lines().next().and_then(named_speaker).is_some();
+    let chat = text.lines().next().and_then(named_speaker).is_some_and(|(who, _)| !is_role(who));
     let text = without_speakers(&text.replace('’', "'"));
     let ws = words(&text);
     if ws.is_empty() || ws.iter().any(|w| is_first_person(w)) {
@@ -312,6 +312,15 @@ fn is_vocative(text: &str, name: &str) -> bool {
         }
     }
     seen
+}
+
+/// Labels that name a part in a transcript, not a person: "Assistant:
+/// That looks like a race in the login test." is the answer.
+const ROLES: &[&str] = &["user", "assistant", "ai", "bot", "system", "human", "model", "agent", "claude", "codex"];
+
+/// Whether a speaker's label names a role ([`ROLES`]), not a person.
+fn is_role(who: &str) -> bool {
+    ROLES.contains(&who.to_lowercase().as_str())
 }
 
 /// Verbs that judge by appearance: "looks great", "sounds like fun",
@@ -1164,6 +1173,7 @@ mod tests {
         for fact in [
             // An assistant's diagnosis or finding is the answer.
             "That looks like a race in the login test.",
+            "Assistant: That looks like a race in the login test.",
             "You've got a stale lock file in the repository.",
             // Advice, a question, and what the speaker says of the world.
             "Melanie: You should see a doctor about that knee.",
