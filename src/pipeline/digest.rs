@@ -149,7 +149,8 @@ pub fn is_filler(text: &str) -> bool {
 /// other ("Hope all's good!", "How's it going?"), remarks on the time
 /// between talks ("Long time no chat!"), announces news without giving
 /// it ("So much has happened since we last spoke."), agrees or thanks for
-/// kind words ("Your kind words mean a lot.").
+/// kind words ("Your kind words mean a lot."), wishes the other well
+/// at parting ("Take care of yourself.").
 #[rustfmt::skip]
 const SMALL_TALK: &[&str] = &[
     "hope", "hoping", "doing", "going", "been", "long", "time", "talk", "talked", "chat", "chatted", "catch",
@@ -157,7 +158,7 @@ const SMALL_TALK: &[&str] = &[
     "how's", "what's", "up", "ya", "miss", "missed", "seeing", "news", "big", "many", "hear", "wait", "tell",
     "fill", "forever", "ages", "busy", "crazy", "life", "how", "what", "new", "anything", "i've",
     "we've", "you've", "there's", "lot's", "say", "wanted", "agree", "kind", "words", "mean", "means", "meant",
-    "luck", "doubt", "doubts",
+    "luck", "doubt", "doubts", "take", "care", "yourself",
 ];
 
 /// Whether a sentence is small talk: after its speaker labels, at most 16
@@ -237,9 +238,14 @@ const PRAISE: &[&str] = &[
 /// the other showed or told by how it looks or sounds ("It looks so
 /// real!", "That must have been tough for you.") or that speaks of the
 /// listener ("You've made so much progress.", "Your friends really have
-/// your back.") is a reaction too, praise word or not. Not from an
-/// assistant (no label, or a role's: "Assistant:"), whose "That looks like
-/// a race in the login test" or "You have a stale lock file" is the answer.
+/// your back.") is a reaction too, praise word or not; so is one that
+/// points back at what was said to judge it ("That's so funny!", "That
+/// was huge.", "What an experience!"; not "That's why the road was
+/// closed."): a comment on news told already, the other's or, mid-turn,
+/// the speaker's own ("…that was a reminder that life is precious…").
+/// Not from an assistant (no label, or a role's: "Assistant:"), whose
+/// "That looks like a race in the login test" or "You have a stale lock
+/// file" is the answer.
 pub fn is_reaction(text: &str) -> bool {
     let chat = text.lines().next().and_then(named_speaker).is_some_and(|(who, _)| !is_role(who));
     let text = without_speakers(&text.replace('’', "'"));
@@ -256,7 +262,9 @@ pub fn is_reaction(text: &str) -> bool {
     let exclaims_at_listener = text.trim_end().ends_with('!') && ws.iter().any(|w| is_second_person(w));
     praises
         || exclaims_at_listener
-        || chat && !text.trim_end().ends_with('?') && (judges(&ws) || of_listener(&text, &ws))
+        || chat
+            && !text.trim_end().ends_with('?')
+            && (judges(&ws) || of_listener(&text, &ws) || points_back(&text, &ws))
 }
 
 /// Words before a name that call the listener by it: "Wow Caroline",
@@ -346,6 +354,27 @@ fn of_listener(text: &str, ws: &[String]) -> bool {
     first.is_some_and(|i| {
         is_second_person(&ws[i]) && !ws[i + 1..].iter().take(2).any(|w| ADVISING.contains(&w.as_str()))
     })
+}
+
+/// Words that, after "that's", open a clause that explains what was said
+/// rather than judges it: "That's why …", "That's because …".
+const EXPLAINING: &[&str] = &[
+    "because", "why", "how", "what", "when", "where", "who", "which", "if", "since", "not", "until", "after", "before",
+];
+
+/// Whether a sentence opens, after interjections, by pointing back at what
+/// was said to judge it: "That's so funny!", "Wow, that was huge.", "What
+/// an experience!". "That's why …" and "That's because …" explain.
+fn points_back(text: &str, ws: &[String]) -> bool {
+    let Some(i) = ws.iter().position(|w| !is_filler_word(w) && !is_name_like(text, w)) else { return false };
+    let rest = &ws[i + 1..];
+    let after = match (ws[i].as_str(), rest.first().map(String::as_str)) {
+        ("that's", _) => rest.first(),
+        ("that", Some("is" | "was")) => rest.get(1),
+        ("what", Some("a" | "an")) => return text.trim_end().ends_with('!'),
+        _ => return false,
+    };
+    after.is_some_and(|w| !EXPLAINING.contains(&w.as_str()))
 }
 
 /// A word of [`FILLER`] that is no pronoun: an interjection or a word of
@@ -1167,6 +1196,11 @@ mod tests {
             "Melanie: You've made so much progress.",
             "Melanie: Your friends and community really have your back.",
             "Caroline: You put so much effort and passion into it.",
+            // What points back at the other's words to judge them.
+            "Caroline: That's so funny!",
+            "Melanie: Wow, that was huge.",
+            "Melanie: Wow, what an experience!",
+            "Melanie: …that was a reminder that life is precious…",
         ] {
             assert!(is_reaction(reaction), "{reaction}");
         }
@@ -1182,6 +1216,9 @@ mod tests {
             // A name that is not whom the line is said to is a fact.
             "Caroline: The trip to Paris was great, Mel.",
             "Caroline: It was Matt Patterson, he is so talented!",
+            // "That's" that explains, or that an assistant says of a finding.
+            "Melanie: That's why the road was closed.",
+            "Assistant: That's the stale lock file from the crashed run.",
         ] {
             assert!(!is_reaction(fact), "{fact}");
         }
@@ -1233,6 +1270,8 @@ mod tests {
             "Caroline: Your kind words really mean a lot.",
             "I totally agree, Melanie.",
             "Good luck!",
+            // A farewell's wish.
+            "Melanie: Bye Caroline. Take care of yourself.",
         ] {
             assert!(is_small_talk(talk), "{talk}");
         }
@@ -1242,6 +1281,7 @@ mod tests {
             "Since we last talked, I moved to Berlin.",
             "How's the migration to Postgres 16 going?",
             "Last weekend I joined a dance class.",
+            "Melanie: I take care of the neighbour's dog on weekends.",
         ] {
             assert!(!is_small_talk(news), "{news}");
         }
