@@ -142,7 +142,7 @@ const FILLER: &[&str] = &[
 pub fn is_filler(text: &str) -> bool {
     let text = without_speakers(text);
     let ws = words(&text);
-    ws.len() <= 12 && ws.iter().all(|w| FILLER.contains(&w.as_str()) || is_stop_word(w) || is_name_like(&text, w))
+    ws.len() <= 12 && ws.iter().all(|w| FILLER.contains(&w.as_str()) || is_stop_word(w) || calls_by_name(&text, w))
 }
 
 /// Words of small talk beside [`FILLER`]'s: how a speaker asks after the
@@ -174,7 +174,7 @@ pub fn is_small_talk(text: &str) -> bool {
     let bare = without_speakers(&text.replace('’', "'"));
     let ws = words(&bare);
     let talk = |w: &String| [FILLER, SMALL_TALK, PRAISE].iter().any(|list| list.contains(&w.as_str()));
-    let social = |w: &String| talk(w) || is_stop_word(w) || is_name_like(&bare, w);
+    let social = |w: &String| talk(w) || is_stop_word(w) || calls_by_name(&bare, w);
     // At least one word of greeting or talk: "In May" is a time, not small talk.
     let talks = ws.iter().any(talk);
     // "Guess what I did this week?" announces news; what follows gives it.
@@ -292,6 +292,16 @@ const CALLING: &[&str] = &[
     "bye",
     "omg",
     "haha",
+    "woohoo",
+    "yay",
+    "hooray",
+    "cheers",
+    "morning",
+    "evening",
+    "night",
+    "hiya",
+    "howdy",
+    "yo",
 ];
 
 /// Whether every time `name` stands in `text` it calls the listener: set
@@ -339,10 +349,12 @@ const JUDGING: &[&str] = &["look", "looks", "looked", "sound", "sounds", "seem",
 const ADVISING: &[&str] = &["should", "need", "have", "could", "can", "might", "must", "ought", "may"];
 
 /// Whether a sentence's words judge what they speak of by how it looks or
-/// sounds, or guess how it was ("must have been", "must've felt").
+/// sounds, or guess how it was or is ("must have been", "must've felt",
+/// "must be tough", "it's got to be hard").
 fn judges(ws: &[String]) -> bool {
-    ws.iter().any(|w| JUDGING.contains(&w.as_str()))
-        || ws.windows(2).any(|p| p[0] == "must" && p[1] == "have" || p[0] == "must've")
+    let said = |phrase: &[&str]| ws.windows(phrase.len()).any(|p| p.iter().zip(phrase).all(|(w, x)| w == x));
+    ws.iter().any(|w| JUDGING.contains(&w.as_str()) || w == "must've")
+        || [&["must", "have"][..], &["must", "be"], &["got", "to", "be"], &["gotta", "be"]].iter().any(|p| said(p))
 }
 
 /// Whether a sentence's subject is the listener ("You've got guts.",
@@ -455,9 +467,22 @@ fn is_plain_name(t: &str) -> bool {
 /// A word written capitalised in the middle of the text: a name ("Wow,
 /// Gina!").
 fn is_name_like(text: &str, w: &str) -> bool {
+    names_written(text, w).next().is_some()
+}
+
+/// The ways a (lower-case) word is written capitalised in the middle of
+/// the text.
+fn names_written<'a>(text: &'a str, w: &'a str) -> impl Iterator<Item = &'a str> + 'a {
     text.split(|c: char| !c.is_alphanumeric())
         .skip(1)
-        .any(|t| t.to_lowercase() == w && t.chars().next().is_some_and(char::is_uppercase) && t.len() > 1)
+        .filter(move |t| t.to_lowercase() == w && t.chars().next().is_some_and(char::is_uppercase) && t.len() > 1)
+}
+
+/// Whether a (lower-case) word is a name the text calls the listener by
+/// ("Wow, Gina!", "Hey Jon"), not one it tells of ("We're going to Paris").
+fn calls_by_name(text: &str, w: &str) -> bool {
+    let mut written = names_written(text, w).peekable();
+    written.peek().is_some() && written.all(|name| is_vocative(text, name))
 }
 
 /// A line's "Speaker:" label and the rest of the line, when it has one:
@@ -1192,6 +1217,8 @@ mod tests {
         for reaction in [
             "Melanie: It looks so real!",
             "Caroline: That must have been tough for you.",
+            "Melanie: Caroline, it's got to be tough dealing with those changes.",
+            "Caroline: Must be hectic with three kids.",
             "Caroline: Whoa, Mel, that sign looks serious.",
             "Melanie: You've made so much progress.",
             "Melanie: Your friends and community really have your back.",
@@ -1216,6 +1243,7 @@ mod tests {
             // A name that is not whom the line is said to is a fact.
             "Caroline: The trip to Paris was great, Mel.",
             "Caroline: It was Matt Patterson, he is so talented!",
+            "Melanie: They got to see the canyon at sunrise.",
             // "That's" that explains, or that an assistant says of a finding.
             "Melanie: That's why the road was closed.",
             "Assistant: That's the stale lock file from the crashed run.",
@@ -1290,6 +1318,8 @@ mod tests {
             "How's the migration to Postgres 16 going?",
             "Last weekend I joined a dance class.",
             "Melanie: I take care of the neighbour's dog on weekends.",
+            // A name it tells of, not whom it calls.
+            "Melanie: We're going to Paris!",
         ] {
             assert!(!is_small_talk(news), "{news}");
         }
