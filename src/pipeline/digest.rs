@@ -150,7 +150,8 @@ pub fn is_filler(text: &str) -> bool {
 /// between talks ("Long time no chat!"), announces news without giving
 /// it ("So much has happened since we last spoke."), agrees or thanks for
 /// kind words ("Your kind words mean a lot."), wishes the other well
-/// at parting ("Take care of yourself.").
+/// or cheers them on ("Take care of yourself.", "Hope it goes well!",
+/// "Keep me posted!", "Hang in there.").
 #[rustfmt::skip]
 const SMALL_TALK: &[&str] = &[
     "hope", "hoping", "doing", "going", "been", "long", "time", "talk", "talked", "chat", "chatted", "catch",
@@ -158,7 +159,8 @@ const SMALL_TALK: &[&str] = &[
     "how's", "what's", "up", "ya", "miss", "missed", "seeing", "news", "big", "many", "hear", "wait", "tell",
     "fill", "forever", "ages", "busy", "crazy", "life", "how", "what", "new", "anything", "i've",
     "we've", "you've", "there's", "lot's", "say", "wanted", "agree", "kind", "words", "mean", "means", "meant",
-    "luck", "doubt", "doubts", "take", "care", "yourself",
+    "luck", "doubt", "doubts", "take", "care", "yourself", "soon", "keep", "posted", "stay", "safe", "enjoy",
+    "hang", "fingers", "crossed", "goes", "feel", "free", "reach", "couldn't",
 ];
 
 /// Whether a sentence is small talk: after its speaker labels, at most 16
@@ -384,6 +386,8 @@ fn points_back(text: &str, ws: &[String]) -> bool {
         ("that's", _) => rest.first(),
         ("that", Some("is" | "was")) => rest.get(1),
         ("what", Some("a" | "an")) => return text.trim_end().ends_with('!'),
+        // "How exciting!", "How cool is that!"
+        ("how", Some(_)) => return ws.len() <= 4 && text.trim_end().ends_with('!'),
         _ => return false,
     };
     after.is_some_and(|w| !EXPLAINING.contains(&w.as_str()))
@@ -1227,6 +1231,7 @@ mod tests {
             "Caroline: That's so funny!",
             "Melanie: Wow, that was huge.",
             "Melanie: Wow, what an experience!",
+            "Gina: How exciting!",
             "Melanie: …that was a reminder that life is precious…",
         ] {
             assert!(is_reaction(reaction), "{reaction}");
@@ -1244,6 +1249,7 @@ mod tests {
             "Caroline: The trip to Paris was great, Mel.",
             "Caroline: It was Matt Patterson, he is so talented!",
             "Melanie: They got to see the canyon at sunrise.",
+            "Jon: How the studio got its name is a long story!",
             // "That's" that explains, or that an assistant says of a finding.
             "Melanie: That's why the road was closed.",
             "Assistant: That's the stale lock file from the crashed run.",
@@ -1306,8 +1312,13 @@ mod tests {
             "Caroline: Your kind words really mean a lot.",
             "I totally agree, Melanie.",
             "Good luck!",
-            // A farewell's wish.
+            // A farewell's wish, cheering the other on.
             "Melanie: Bye Caroline. Take care of yourself.",
+            "Gina: Hope it goes well!",
+            "Jon: Keep me posted!",
+            "Gina: Hang in there.",
+            "Jon: Fingers crossed!",
+            "Gina: Talk soon!",
         ] {
             assert!(is_small_talk(talk), "{talk}");
         }
@@ -1318,6 +1329,7 @@ mod tests {
             "How's the migration to Postgres 16 going?",
             "Last weekend I joined a dance class.",
             "Melanie: I take care of the neighbour's dog on weekends.",
+            "Jon: We keep chickens in the backyard and stay at the lake in July.",
             // A name it tells of, not whom it calls.
             "Melanie: We're going to Paris!",
         ] {
