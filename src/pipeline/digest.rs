@@ -378,7 +378,8 @@ const EXPLAINING: &[&str] = &[
 
 /// Whether a sentence opens, after interjections, by pointing back at what
 /// was said to judge it: "That's so funny!", "Wow, that was huge.", "What
-/// an experience!". "That's why …" and "That's because …" explain.
+/// an experience!", "That's the spirit!". "That's why …" and "That's
+/// because …" explain; "That's the new studio." says what was shown.
 fn points_back(text: &str, ws: &[String]) -> bool {
     let Some(i) = ws.iter().position(|w| !is_filler_word(w) && !is_name_like(text, w)) else { return false };
     let rest = &ws[i + 1..];
@@ -390,7 +391,10 @@ fn points_back(text: &str, ws: &[String]) -> bool {
         ("how", Some(_)) => return ws.len() <= 4 && text.trim_end().ends_with('!'),
         _ => return false,
     };
-    after.is_some_and(|w| !EXPLAINING.contains(&w.as_str()))
+    // "That's the new studio downtown." says what a photo shows; "That's
+    // the spirit!" cheers.
+    let exclaims = text.trim_end().ends_with('!');
+    after.is_some_and(|w| !EXPLAINING.contains(&w.as_str()) && (w != "the" || exclaims))
 }
 
 /// A word of [`FILLER`] that is no pronoun: an interjection or a word of
@@ -1232,6 +1236,7 @@ mod tests {
             "Melanie: Wow, that was huge.",
             "Melanie: Wow, what an experience!",
             "Gina: How exciting!",
+            "Jon: That's the spirit!",
             "Melanie: …that was a reminder that life is precious…",
         ] {
             assert!(is_reaction(reaction), "{reaction}");
@@ -1249,6 +1254,7 @@ mod tests {
             "Caroline: The trip to Paris was great, Mel.",
             "Caroline: It was Matt Patterson, he is so talented!",
             "Melanie: They got to see the canyon at sunrise.",
+            "Gina: That's the new studio downtown.",
             "Jon: How the studio got its name is a long story!",
             // "That's" that explains, or that an assistant says of a finding.
             "Melanie: That's why the road was closed.",
