@@ -150,18 +150,22 @@ fn already_said(held: &[&str], text: &str) -> bool {
 
 /// What of `text` the block has not said yet: its sentences that are not
 /// [`already_said`] by `held` (nor by a sentence of its own kept before
-/// them), in order; None when nothing is left. A project summary made of
+/// them), in order, each in the first person with its speaker's label
+/// ([`crate::pipeline::digest::with_speakers`]); None when nothing is left. A project summary made of
 /// its segments' summaries then does not make the segment list repeat it.
 fn unsaid(held: &[&str], text: &str) -> Option<String> {
+    use crate::pipeline::digest::{with_speakers, without_repeated_speakers};
     let mut seen: Vec<&str> = held.to_vec();
-    let mut kept: Vec<&str> = Vec::new();
-    for s in crate::pipeline::tidy::sentences(text) {
+    let mut kept: Vec<String> = Vec::new();
+    let sentences = crate::pipeline::tidy::sentences(text);
+    // A sentence kept without the one before it keeps its speaker's label.
+    for (s, labelled) in sentences.iter().zip(with_speakers(&sentences)) {
         if !already_said(&seen, s) {
-            kept.push(s);
+            kept.push(labelled);
             seen.push(s);
         }
     }
-    (!kept.is_empty()).then(|| kept.join(" "))
+    (!kept.is_empty()).then(|| without_repeated_speakers(&kept).join(" "))
 }
 
 /// The block for `project`: the L4, up to [`RECENT_FIRST`] recent
@@ -653,6 +657,21 @@ mod tests {
         assert_eq!(b.segments[0].key_terms, "Mel; Paris");
         // Rows written before key terms left praise and contractions out.
         assert_eq!(new_terms("Caroline went to a parade.", "great; I've; Sweden; awesome; what's; BTW"), "Sweden");
+    }
+
+    #[test]
+    fn a_segment_sentence_shown_without_the_one_before_says_whose_it_is() {
+        let rows = [(
+            "s1",
+            "complete",
+            "Caroline: I went to a pride parade last Friday. We marched with the youth group.",
+            "",
+        )];
+        let store = fixtures::history(&rows);
+        fixtures::add_l4(&store, "Caroline: I went to a pride parade last Friday.");
+        let b = build(&store, "app", 1000, None).unwrap();
+        let shown: Vec<&str> = b.segments.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(shown, ["Caroline: We marched with the youth group."], "{b:?}");
     }
 
     #[test]

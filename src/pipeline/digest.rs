@@ -994,6 +994,39 @@ pub fn without_repeated_speakers(clauses: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// A digest's sentences with the speaker of each said again where a
+/// sentence in the first person lost its label to the one before
+/// ([`without_repeated_speakers`]): "Caroline: I joined a group. We meet
+/// on Tuesdays." gives "Caroline: We meet on Tuesdays." for the second.
+/// A part of it taken alone (a project summary's, the context block's)
+/// then still says whose "I" it is. A sentence that tells of a speaker by
+/// name ("Caroline passed the interviews.") ends the label it follows; a
+/// sentence in the third person is left as it is.
+pub fn with_speakers(sentences: &[&str]) -> Vec<String> {
+    let speakers: Vec<&str> = sentences.iter().filter_map(|s| named_speaker(s).map(|(who, _)| who)).collect();
+    let mut current: Option<&str> = None;
+    sentences
+        .iter()
+        .map(|s| {
+            if let Some((who, _)) = named_speaker(s) {
+                current = Some(who);
+                return s.to_string();
+            }
+            let first = s.split_whitespace().next().unwrap_or("");
+            let first = first.trim_end_matches(|c: char| !c.is_alphanumeric()).trim_end_matches("'s");
+            if speakers.contains(&first) {
+                current = None;
+                return s.to_string();
+            }
+            let speaks = words(s).iter().any(|w| is_first_person(w));
+            match current {
+                Some(who) if speaks => format!("{who}: {}", s.trim_start()),
+                _ => s.to_string(),
+            }
+        })
+        .collect()
+}
+
 /// How many words of a clause are its reporting frame ("The user asked",
 /// "The assistant explained that"): 0 when it has none. A frame says who
 /// spoke, not what was said.
@@ -1265,6 +1298,34 @@ mod tests {
         // A name set off by a comma, or after a word that calls, is whom the line is said to.
         assert!(is_reaction("Melanie: Wow Caroline, that is gorgeous!"));
         assert!(is_reaction("Melanie: That's gorgeous, Caroline!"));
+    }
+
+    #[test]
+    fn a_first_person_sentence_taken_alone_says_whose_it_is() {
+        let digest = "Caroline: I love the yellow leaves. Since I was 17 or so. It's so cozy. \
+Caroline passed the interviews last Friday. Their support made me who I am. \
+Melanie: I play clarinet. We practise on Sundays.";
+        let sentences = summary_sentences(digest);
+        assert_eq!(
+            with_speakers(&sentences),
+            [
+                "Caroline: I love the yellow leaves.",
+                "Caroline: Since I was 17 or so.",
+                // Third person: left as it is.
+                "It's so cozy.",
+                // A sentence that tells of her by name ends her label.
+                "Caroline passed the interviews last Friday.",
+                "Their support made me who I am.",
+                "Melanie: I play clarinet.",
+                "Melanie: We practise on Sundays.",
+            ]
+        );
+        // Said in a row again, a label is said once.
+        let again = with_speakers(&sentences);
+        assert_eq!(
+            without_repeated_speakers(&again[..2]),
+            ["Caroline: I love the yellow leaves.", "Since I was 17 or so."]
+        );
     }
 
     #[test]

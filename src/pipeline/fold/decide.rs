@@ -488,7 +488,10 @@ fn digest_project(
             break;
         }
         let share = (room / 2).max(25).min(room).min(digest::l4_part_budget(digest::word_count(text)));
-        let sentences: Vec<String> = digest::summary_sentences(text).iter().map(|s| as_sentence(s)).collect();
+        // A sentence keeps its speaker's label when taken alone ("Since I
+        // was 17 or so." is Caroline's).
+        let sentences: Vec<String> =
+            digest::with_speakers(&digest::summary_sentences(text)).iter().map(|s| as_sentence(s)).collect();
         let refs: Vec<&str> = sentences.iter().map(String::as_str).collect();
         // Its first sentence says what it was about (its topic line, for a
         // digest) and its last statement where it ended (the fix, the
@@ -511,7 +514,8 @@ fn digest_project(
         let mut kept = vec![first];
         kept.extend(digest::select_named(&candidates, left, &said).into_iter().map(|k| middle[k]));
         kept.extend(ends.get(1));
-        let part = digest::fit_sentences(&kept.iter().map(|&k| sentences[k].clone()).collect::<Vec<_>>(), share);
+        let chosen: Vec<String> = kept.iter().map(|&k| sentences[k].clone()).collect();
+        let part = digest::fit_sentences(&digest::without_repeated_speakers(&chosen), share);
         room = room.saturating_sub(digest::word_count(&part));
         all_model &= *by_model;
         parts.push(part);

@@ -1062,6 +1062,24 @@ Melanie signed up for a painting workshop.";
 }
 
 #[test]
+fn a_project_digest_says_whose_first_person_sentence_it_keeps() {
+    // The segment digest said "Caroline:" once for her two sentences; the
+    // project summary keeps the second without the first.
+    let chat = "Caroline: That's so funny, Mel! I started creating art at 17 in Sweden. \
+Melanie: I play clarinet. Melanie took the kids to the museum on Friday.";
+    let items = [chat, L3_BACKUPS_LONG];
+    let mut i = input(None, &items, 0);
+    i.scope = Scope::Project;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.contains("Caroline: I started creating art at 17 in Sweden."), "{content}");
+            assert!(!content.contains("so funny"), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn an_unreadable_topic_reply_is_a_bad_reply_not_a_stop_for_the_segment_or_the_project() {
     // A reply cut in transit ("not JSON") for both tries: the digest is
     // written without a topic line instead of stopping the pass.
