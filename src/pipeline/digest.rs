@@ -1329,14 +1329,6 @@ Melanie: I play clarinet. We practise on Sundays.";
     }
 
     #[test]
-    fn a_clause_whose_fact_is_a_short_number_is_chosen() {
-        // Caroline's answer to "How long have you been creating art?".
-        let notes = ["Caroline: Since I was 17 or so.", "Caroline: I like painting."];
-        assert_eq!(select_notes(&notes, 7, ""), vec![0]);
-        assert_eq!(select_notes(&notes, 100, ""), vec![0, 1]);
-    }
-
-    #[test]
     fn a_clause_cut_out_of_a_reaction_is_no_clause_of_a_turn() {
         // "so cool" made the sentence a reaction; its first clause alone
         // does not say so, and read as a statement of the speaker's.

@@ -701,8 +701,7 @@ fn unspaced(text: &str) -> bool {
 fn content_words(text: &str) -> Vec<String> {
     words(text)
         .into_iter()
-        .filter(|w| w.chars().count() > 2 || w.chars().any(|c| c.is_ascii_digit()))
-        .filter(|w| !is_stop_word(w) && !META_WORDS.contains(&w.as_str()))
+        .filter(|w| w.chars().count() > 2 && !is_stop_word(w) && !META_WORDS.contains(&w.as_str()))
         .collect()
 }
 

@@ -358,17 +358,6 @@ fn the_speakers_i_is_no_name_however_it_is_contracted() {
 }
 
 #[test]
-fn a_short_number_is_a_content_word_a_short_word_is_not() {
-    // "Since I was 17 or so" said nothing to the digest: every word of two
-    // letters or fewer was dropped, "17" and "3" among them.
-    let stems = content_stems("Caroline: Since I was 17 or so, and 3 of my kids went to the UK.");
-    for number in ["17", "3"] {
-        assert!(stems.contains(number), "{number} in {stems:?}");
-    }
-    assert!(!stems.contains("or") && !stems.contains("uk"), "{stems:?}");
-}
-
-#[test]
 fn a_reply_that_turns_the_recommendation_around_fails() {
     // SmolLM2-135M's L2 of the demo's first turn, stored before this check.
     let r = "The user asked how to back up a home server's /srv folder every night; the assistant explained that using restic backup with a cron job would be impractical.";
