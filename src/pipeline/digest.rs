@@ -382,18 +382,18 @@ const EXPLAINING: &[&str] = &[
 /// because …" explain; "That's the new studio." says what was shown.
 fn points_back(text: &str, ws: &[String]) -> bool {
     let Some(i) = ws.iter().position(|w| !is_filler_word(w) && !is_name_like(text, w)) else { return false };
+    let exclaims = text.trim_end().ends_with('!');
     let rest = &ws[i + 1..];
     let after = match (ws[i].as_str(), rest.first().map(String::as_str)) {
         ("that's", _) => rest.first(),
         ("that", Some("is" | "was")) => rest.get(1),
-        ("what", Some("a" | "an")) => return text.trim_end().ends_with('!'),
+        ("what", Some("a" | "an")) => return exclaims,
         // "How exciting!", "How cool is that!"
-        ("how", Some(_)) => return ws.len() <= 4 && text.trim_end().ends_with('!'),
+        ("how", Some(_)) => return ws.len() <= 4 && exclaims,
         _ => return false,
     };
     // "That's the new studio downtown." says what a photo shows; "That's
     // the spirit!" cheers.
-    let exclaims = text.trim_end().ends_with('!');
     after.is_some_and(|w| !EXPLAINING.contains(&w.as_str()) && (w != "the" || exclaims))
 }
 
