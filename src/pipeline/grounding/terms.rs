@@ -120,7 +120,18 @@ fn is_identifier(t: &str) -> bool {
         || (t.contains('/') && letters > 0 && !t.contains(' '))
         || (t.contains('.') && t.split('.').all(|p| !p.is_empty()) && letters > 0 && !t.ends_with('.'))
         || is_camel(t)
-        || (letters >= 2 && t.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()))
+        || (letters >= 2 && t.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()) && !is_chat_shorthand(t))
+}
+
+/// Chat shorthand written in capitals ("BTW", "OMG", "TBH"): an
+/// interjection or an aside, not a name or an identifier.
+const CHAT_SHORTHAND: &[&str] = &[
+    "btw", "fyi", "omg", "lol", "lmao", "rofl", "tbh", "imo", "imho", "idk", "brb", "ttyl", "jk", "np", "thx", "ty",
+    "pls", "plz", "smh", "afaik", "iirc", "ikr", "ok",
+];
+
+fn is_chat_shorthand(t: &str) -> bool {
+    CHAT_SHORTHAND.contains(&t.to_lowercase().as_str())
 }
 
 /// An identifier as code writes it: a flag (`--password-file`), a path or
@@ -160,7 +171,7 @@ fn is_name(t: &str) -> bool {
     let lower = t.to_lowercase();
     // "I've", "I'd", "I'll" are the speaker, however the stop list spells them.
     let speaker = lower.split_once('\'').is_some_and(|(head, _)| head == "i");
-    !(speaker || is_stop_word(&lower) || META_WORDS.contains(&lower.as_str()))
+    !(speaker || is_stop_word(&lower) || META_WORDS.contains(&lower.as_str()) || is_chat_shorthand(t))
 }
 
 /// The identifiers and names of a segment's turns, in order of first

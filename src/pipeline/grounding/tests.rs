@@ -358,6 +358,16 @@ fn the_speakers_i_is_no_name_however_it_is_contracted() {
 }
 
 #[test]
+fn chat_shorthand_in_capitals_is_no_term_but_an_acronym_is() {
+    // "BTW" made "BTW, recently I had a setback." the answer of its turn
+    // for the name it seemed to hold.
+    for t in ["Thanks! BTW, recently I had a setback.", "Ha, OMG that is wild. TBH I never went. OK then."] {
+        assert_eq!(terms(t), Vec::<String>::new(), "{t}");
+    }
+    assert_eq!(terms("Then BTW we went to the LGBTQ center and the NHS clinic."), vec!["LGBTQ", "NHS"]);
+}
+
+#[test]
 fn a_reply_that_turns_the_recommendation_around_fails() {
     // SmolLM2-135M's L2 of the demo's first turn, stored before this check.
     let r = "The user asked how to back up a home server's /srv folder every night; the assistant explained that using restic backup with a cron job would be impractical.";
