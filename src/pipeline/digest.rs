@@ -160,7 +160,7 @@ const SMALL_TALK: &[&str] = &[
     "fill", "forever", "ages", "busy", "crazy", "life", "how", "what", "new", "anything", "i've",
     "we've", "you've", "there's", "lot's", "say", "wanted", "agree", "kind", "words", "mean", "means", "meant",
     "luck", "doubt", "doubts", "take", "care", "yourself", "soon", "keep", "posted", "stay", "safe", "enjoy",
-    "hang", "fingers", "crossed", "goes", "feel", "free", "reach", "couldn't",
+    "hang", "fingers", "crossed", "goes", "feel", "free", "reach", "couldn't", "how're", "how've", "doin", "goin",
 ];
 
 /// Whether a sentence is small talk: after its speaker labels, at most 16
@@ -364,11 +364,18 @@ fn judges(ws: &[String]) -> bool {
 /// interjections and the name it calls, is the second person, and no
 /// advice follows ("You should see a doctor" advises).
 fn of_listener(text: &str, ws: &[String]) -> bool {
-    let first = ws.iter().position(|w| !is_filler_word(w) && !is_name_like(text, w));
+    // "Do your research" and "Go see your doctor" advise: a verb that
+    // opens an imperative is no interjection.
+    let first =
+        ws.iter().position(|w| (!is_filler_word(w) || IMPERATIVE.contains(&w.as_str())) && !is_name_like(text, w));
     first.is_some_and(|i| {
         is_second_person(&ws[i]) && !ws[i + 1..].iter().take(2).any(|w| ADVISING.contains(&w.as_str()))
     })
 }
+
+/// Words of [`FILLER`] that open an imperative ("Do your research", "Go
+/// see a doctor", "See your GP").
+const IMPERATIVE: &[&str] = &["do", "go", "see", "continue"];
 
 /// Words that, after "that's", open a clause that explains what was said
 /// rather than judges it: "That's why …", "That's because …".
@@ -806,14 +813,24 @@ pub fn clauses(note: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a sentence is a bracketed aside of the transcript's own
+/// ("[shares a photo: a photo of a cat]", "[image]"), after its speaker's
+/// label: what was shown, not what was said.
+pub fn is_aside(sentence: &str) -> bool {
+    let s = named_speaker(sentence).map_or(sentence, |(_, rest)| rest).trim();
+    s.starts_with('[') && s.trim_end_matches(['.', '!', '?']).ends_with(']')
+}
+
 /// The clauses of a turn's own lines that a digest may keep beside its
 /// notes, where a note lost what the turn said ("Run restic check
 /// weekly", "at 250 C"): each line's sentences cut as a note's clauses are
 /// ([`clauses`]), a long one also where " and " joins two statements of 4
 /// words or more, and a labelled line's speaker ("Caroline:") put before
 /// each of its clauses. A tool call or its output (`[tool Bash: …]`) is
-/// never one, nor a clause of a sentence that says nothing as a whole
-/// ([`says_nothing`]). Only words are left out; none is added but the label.
+/// never one, nor a shared photo's caption ([`is_aside`]: it shows, the
+/// speakers did not say it), nor a clause of a sentence that says nothing
+/// as a whole ([`says_nothing`]). Only words are left out; none is added
+/// but the label.
 pub fn turn_clauses(turn: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in turn.lines().filter(|l| !crate::pipeline::grounding::is_tool_line(l)) {
@@ -826,7 +843,8 @@ pub fn turn_clauses(turn: &str) -> Vec<String> {
         // A clause cut out of a reaction or of small talk is one too: "The
         // colors really blend nicely, so cool." says nothing however it is cut.
         let labelled = |s: &str| speaker.map_or(s.to_string(), |who| format!("{who}: {s}"));
-        for sentence in crate::pipeline::tidy::sentences(text).into_iter().filter(|s| !says_nothing(&labelled(s))) {
+        let said = |s: &&str| !is_aside(s) && !says_nothing(&labelled(s));
+        for sentence in crate::pipeline::tidy::sentences(text).into_iter().filter(said) {
             for clause in clauses(sentence) {
                 for part in at_and(&clause) {
                     out.push(match speaker {
@@ -1281,6 +1299,7 @@ mod tests {
             "You've got a stale lock file in the repository.",
             // Advice, a question, and what the speaker says of the world.
             "Melanie: You should see a doctor about that knee.",
+            "Caroline: Do your research and find an adoption agency or lawyer.",
             "Caroline: Does it look like rain there?",
             "Melanie: The kids spent the whole day at the beach.",
             // A name that is not whom the line is said to is a fact.
@@ -1378,6 +1397,9 @@ Melanie: I play clarinet. We practise on Sundays.";
             "Gina: Hang in there.",
             "Jon: Fingers crossed!",
             "Gina: Talk soon!",
+            // Asking after the other as it is spoken.
+            "Caroline: Hey Mel! How're ya doin'?",
+            "How've you been?",
         ] {
             assert!(is_small_talk(talk), "{talk}");
         }
@@ -1605,8 +1627,8 @@ Melanie: I play clarinet. We practise on Sundays.";
 
     #[test]
     fn a_clause_is_never_cut_inside_brackets() {
-        // The photo's caption and the parenthesis stay whole; the " and "
-        // outside them still cuts a long clause.
+        // The parenthesis stays whole; the " and " outside it still cuts a
+        // long clause. A photo's caption shows, nobody said it: no clause.
         let turn = "Melanie: We're looking forward to more years together with the whole family. \
                     [shares a photo: a photo of a man and woman sitting on a blanket eating food]\n\
                     Set the port to 587 on every mailer (billing and the newsletter) and restart \
@@ -1615,7 +1637,6 @@ Melanie: I play clarinet. We practise on Sundays.";
             turn_clauses(turn),
             vec![
                 "Melanie: We're looking forward to more years together with the whole family.",
-                "Melanie: [shares a photo: a photo of a man and woman sitting on a blanket eating food].",
                 "Set the port to 587 on every mailer (billing and the newsletter).",
                 "Restart the worker so the new settings load."
             ]

@@ -6,12 +6,15 @@ use std::collections::HashSet;
 use super::loops::{loop_words, LoopGuard};
 use super::rewrite::is_first_person;
 use super::{content_words, is_stop_word, stem, terms, words};
-use crate::pipeline::digest::{asks_only, clip_words, is_filler, says_nothing, without_small_talk_lead, L2_MAX_WORDS};
+use crate::pipeline::digest::{
+    asks_only, clip_words, is_aside, is_filler, says_nothing, without_small_talk_lead, L2_MAX_WORDS,
+};
 
 /// An L2 written without the model: the user's request and the sentence of
 /// the reply that answers it best, in at most [`L2_MAX_WORDS`] words
-/// ("request — answer"). Tool-call lines are never the answer; a
-/// follow-up ("That fixed it.") names the request it follows (`before`).
+/// ("request — answer"). Tool-call lines and a photo's caption are never
+/// the answer; a follow-up ("That fixed it.") names the request it follows
+/// (`before`).
 pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> String {
     let mut ask = request_sentence(user);
     if let Some(before) = before.map(request_sentence).filter(|b| !b.is_empty()) {
@@ -40,25 +43,48 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     let own = |w: &String| !is_stop_word(w) && !speakers.contains(w);
     let shared = |s: &str| words(s).iter().filter(|w| own(w) && asked.contains(&stem(w))).count();
     let named = |s: &str| terms(s).iter().filter(|t| !speakers.contains(&t.to_lowercase())).count();
-    let best = sentences(assistant)
-        .into_iter()
-        .filter(|s| !is_tool_line(s) && !says_nothing(s) && !only_asks_back(s))
-        .enumerate()
-        .max_by(|(i, a), (j, b)| {
-            let score = |s: &str| shared(s) + 2 * named(s).min(3) + usize::from(content_words(s).len() >= 3);
-            score(a).cmp(&score(b)).then(j.cmp(i))
-        })
-        .map(|(_, s)| s);
     // Between two people (named speakers), a remark of the other's that
     // takes up no word of the request, names nothing and says nothing of
     // its speaker ("Life sure can be a roller coaster.") is a reaction to
-    // the news, not what the turn came to. An assistant's answer is kept
-    // however it is worded.
+    // the news, not what the turn came to: where the best sentence of the
+    // reply is one and the first side goes on, what it goes on to say is;
+    // where it does not go on, the best sentence of the reply that is no
+    // remark. An assistant's answer is kept however it is worded.
     // A follow-up is read with the request it follows, never with its own
     // next statement.
     let next = before.is_none().then(|| next_statement(user)).flatten();
-    let remark = |s: &str| !speakers.is_empty() && shared(s) == 0 && named(s) == 0 && !of_its_speaker(s);
-    let best = best.filter(|s| !(remark(s) && next.is_some()));
+    // Taking up a word of the request or of a question the first side
+    // asked ("They were stoked for the dinosaur exhibit!" after "What
+    // were they so stoked about?") answers. A shared photo's caption
+    // ("[shares a photo: …]") shows, it says nothing: never the answer.
+    let questions: HashSet<String> = sentences(user)
+        .into_iter()
+        .filter(|s| s.trim_end().ends_with('?'))
+        .flat_map(words)
+        .filter(|w| own(w))
+        .map(|w| stem(&w))
+        .collect();
+    let takes_up = |s: &str| shared(s) > 0 || words(s).iter().any(|w| own(w) && questions.contains(&stem(w)));
+    let remark = |s: &str| !speakers.is_empty() && !takes_up(s) && named(s) == 0 && !of_its_speaker(s);
+    let candidates: Vec<&str> = sentences(assistant)
+        .into_iter()
+        .filter(|s| !is_tool_line(s) && !is_aside(s) && !says_nothing(&said_by(assistant, s)) && !only_asks_back(s))
+        .collect();
+    let score = |s: &str| shared(s) + 2 * named(s).min(3) + usize::from(content_words(s).len() >= 3);
+    let best_of = |keep: &dyn Fn(&str) -> bool| {
+        candidates
+            .iter()
+            .copied()
+            .filter(|s| keep(s))
+            .enumerate()
+            .max_by(|(i, a), (j, b)| score(a).cmp(&score(b)).then(j.cmp(i)))
+            .map(|(_, s)| s)
+    };
+    let best = match best_of(&|_| true) {
+        Some(s) if remark(s) && next.is_some() => None,
+        Some(s) if remark(s) => best_of(&|s| !remark(s)).or(Some(s)),
+        best => best,
+    };
     let answer = best.map(|s| said_by(assistant, s)).map(|s| without_small_talk_lead(&s));
     // A request of nothing but small talk or a reaction ("Thanks, Melanie!
     // That's really sweet.") gives way to the answer.
@@ -128,11 +154,14 @@ pub fn is_tool_line(s: &str) -> bool {
 /// The sentence of a message that carries its request: the first with two
 /// content words that is neither small talk (greetings, thanks, "Long time
 /// no chat!": [`is_small_talk`]) nor a reaction to the other's words, else
-/// its first.
+/// its first aside ([`is_aside`]), else its first.
 fn request_sentence(text: &str) -> String {
     let all = sentences(text);
     all.iter()
-        .find(|s| says_something(s))
+        .find(|s| says_something(text, s))
+        // What was shown, where nothing else was said ("Hey Melanie! Take a
+        // look at this. [shares a photo: a necklace with a cross]").
+        .or(all.iter().find(|s| is_aside(s)))
         .or(all.first())
         .map(|s| match crate::pipeline::digest::without_announcement(s) {
             // What followed "Different question:" now starts the sentence.
@@ -143,10 +172,13 @@ fn request_sentence(text: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Whether a sentence of a message says something: two content words,
-/// neither a tool line, small talk nor a reaction.
-fn says_something(s: &str) -> bool {
-    !is_tool_line(s) && content_words(s).len() >= 2 && !is_filler(s) && !says_nothing(s)
+/// Whether a sentence of a message (`text`) says something: two content
+/// words, neither a tool line, an aside ([`is_aside`]), small talk nor a
+/// reaction. It is judged with its speaker's label ([`said_by`]): "That
+/// sounds like fun!" in the middle of "Caroline: …" is a reaction between
+/// two people.
+fn says_something(text: &str, s: &str) -> bool {
+    !is_tool_line(s) && !is_aside(s) && content_words(s).len() >= 2 && !is_filler(s) && !says_nothing(&said_by(text, s))
 }
 
 /// The statement of a message after its request sentence
@@ -156,10 +188,10 @@ fn says_something(s: &str) -> bool {
 /// would read as said by whoever was named before it.
 fn next_statement(text: &str) -> Option<String> {
     let all = sentences(text);
-    let first = all.iter().position(|s| says_something(s))?;
+    let first = all.iter().position(|s| says_something(text, s))?;
     all[first + 1..]
         .iter()
-        .find(|s| says_something(s) && !asks_only(s))
+        .find(|s| says_something(text, s) && !asks_only(s))
         .map(|s| without_small_talk_lead(&said_by(text, s)))
 }
 

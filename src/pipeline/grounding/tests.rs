@@ -154,6 +154,50 @@ fn extractive_turn_answers_with_no_question_back_that_asks_only() {
         s,
         "Melanie: That roadtrip this past weekend was insane! — Melanie: We were all freaked when my son got into an accident."
     );
+    // A remark passed over, the reply's own news is the answer; and a
+    // comment in the middle of the first side's line ("That sounds like
+    // fun!") is no statement of it.
+    let s = extractive_turn(
+        "Caroline: Melanie, that photo's amazing! I love all the yellow leaves, it looks so cozy. That sounds like fun!",
+        "Melanie: Thanks, Caroline! Those moments make being a parent worth it. We roasted marshmallows and shared stories around the campfire.",
+        None,
+    );
+    assert_eq!(
+        s,
+        "Caroline: I love all the yellow leaves, it looks so cozy — Melanie: We roasted marshmallows and shared stories around the campfire."
+    );
+    // A sentence that takes up the word a question asked answers it,
+    // whichever sentence the request is.
+    let s = extractive_turn(
+        "Caroline: Melanie, that's a great pic! That must have been awesome. What were they so stoked about?",
+        "Melanie: They were stoked for the dinosaur exhibit! They love learning about animals. It reminds me why I love being a mom.",
+        None,
+    );
+    assert_eq!(s, "Melanie: They were stoked for the dinosaur exhibit!");
+    // A shared photo's caption shows, it says nothing: where the reply has
+    // nothing else, the first side goes on; and it is a request only where
+    // nothing else was said.
+    let s = extractive_turn(
+        "Caroline: That photo is stunning! So glad you bonded over our love of nature. Last Friday I went to a council meeting for adoption.",
+        "Melanie: Wow, Caroline, way to go! Your future fam will get a kick out of having you. What do you think of these? [shares a photo: a photo of a blue vase with a bouquet of sunflowers and roses]",
+        None,
+    );
+    assert!(s.ends_with("— Caroline: Last Friday I went to a council meeting for adoption."), "{s}");
+    let s = extractive_turn(
+        "Caroline: Hey Melanie! Long time no talk! Take a look at this. [shares a photo: a photo of a necklace with a cross]",
+        "Melanie: Hey, Caroline! Love the necklace, any special meaning to it?",
+        None,
+    );
+    assert_eq!(s, "Caroline: [shares a photo: a photo of a necklace with a cross]");
+    // Advice is the request ("Do your research" is no remark on the
+    // listener), and "BTW" no name that makes a teaser the answer.
+    let s = extractive_turn(
+        "Caroline: Yep! Do your research and find an adoption agency or lawyer.",
+        "Melanie: Thanks for the tip, Caroline. BTW, recently I had a setback. Last month I got hurt and had to take a break from pottery, which I use for self-expression and peace.",
+        None,
+    );
+    assert!(s.starts_with("Caroline: Do your research and find an adoption agency or lawyer — Melanie: "), "{s}");
+    assert!(!s.contains("BTW"), "{s}");
     // An assistant's answer stays however it is worded.
     let s = extractive_turn(
         "My sourdough bread comes out dense. I feed the starter once a week.",
