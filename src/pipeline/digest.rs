@@ -815,7 +815,8 @@ pub fn clauses(note: &str) -> Vec<String> {
 
 /// Whether a sentence is a bracketed aside of the transcript's own
 /// ("[shares a photo: a photo of a cat]", "[image]"), after its speaker's
-/// label: what was shown, not what was said.
+/// label: what was shown, not what was said. It is never a turn's answer
+/// (the L2), and a digest weighs it half ([`select_each_new`]).
 pub fn is_aside(sentence: &str) -> bool {
     let s = named_speaker(sentence).map_or(sentence, |(_, rest)| rest).trim();
     s.starts_with('[') && s.trim_end_matches(['.', '!', '?']).ends_with(']')
@@ -827,10 +828,8 @@ pub fn is_aside(sentence: &str) -> bool {
 /// ([`clauses`]), a long one also where " and " joins two statements of 4
 /// words or more, and a labelled line's speaker ("Caroline:") put before
 /// each of its clauses. A tool call or its output (`[tool Bash: …]`) is
-/// never one, nor a shared photo's caption ([`is_aside`]: it shows, the
-/// speakers did not say it), nor a clause of a sentence that says nothing
-/// as a whole ([`says_nothing`]). Only words are left out; none is added
-/// but the label.
+/// never one, nor a clause of a sentence that says nothing as a whole
+/// ([`says_nothing`]). Only words are left out; none is added but the label.
 pub fn turn_clauses(turn: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in turn.lines().filter(|l| !crate::pipeline::grounding::is_tool_line(l)) {
@@ -843,8 +842,7 @@ pub fn turn_clauses(turn: &str) -> Vec<String> {
         // A clause cut out of a reaction or of small talk is one too: "The
         // colors really blend nicely, so cool." says nothing however it is cut.
         let labelled = |s: &str| speaker.map_or(s.to_string(), |who| format!("{who}: {s}"));
-        let said = |s: &&str| !is_aside(s) && !says_nothing(&labelled(s));
-        for sentence in crate::pipeline::tidy::sentences(text).into_iter().filter(said) {
+        for sentence in crate::pipeline::tidy::sentences(text).into_iter().filter(|s| !says_nothing(&labelled(s))) {
             for clause in clauses(sentence) {
                 for part in at_and(&clause) {
                     out.push(match speaker {
@@ -1123,7 +1121,12 @@ pub fn select_new(notes: &[&str], budget: usize, said: &str, new_share: f32) -> 
     select_each_new(notes, budget, said, &vec![new_share; notes.len()])
 }
 
-/// [`select_new`] with each candidate's own least share of new weight. A
+/// What a bracketed aside ([`is_aside`]) weighs in a digest's choice of
+/// clauses, against 1 for what was said.
+const ASIDE_WEIGHT: f32 = 0.5;
+
+/// [`select_new`] with each candidate's own least share of new weight,
+/// an aside's at [`ASIDE_WEIGHT`]. A
 /// clause's reporting frame ("The user asked", [`frame_words`]) neither
 /// counts as what it says nor as what it costs: a note the model wrote
 /// in the third person competes with the words it was written from on
@@ -1134,6 +1137,7 @@ pub fn select_each_new(notes: &[&str], budget: usize, said: &str, new_shares: &[
         notes.iter().map(|n| n.split_whitespace().skip(frame_words(n)).collect::<Vec<_>>().join(" ")).collect();
     let stems: Vec<HashSet<String>> = bare.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
     let reactions: Vec<bool> = notes.iter().map(|n| says_nothing(n)).collect();
+    let asides: Vec<bool> = notes.iter().map(|n| is_aside(n)).collect();
     let named: Vec<HashSet<String>> = notes
         .iter()
         .map(|n| {
@@ -1169,7 +1173,10 @@ pub fn select_each_new(notes: &[&str], budget: usize, said: &str, new_shares: &[
                 let gain: f32 = stems[i].iter().filter(|w| !covered.contains(w.as_str())).map(|w| weight(i, w)).sum();
                 let whole: f32 = stems[i].iter().map(|w| weight(i, w)).sum();
                 // Said already but for less than its share: a near-repeat.
-                (gain > 0.0 && gain >= whole * new_shares[i]).then_some((i, gain / cost as f32))
+                // What was shown comes after what was said of it: a
+                // photo's caption holds many new words, none of them said.
+                let shown = if asides[i] { ASIDE_WEIGHT } else { 1.0 };
+                (gain > 0.0 && gain >= whole * new_shares[i]).then_some((i, shown * gain / cost as f32))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         let Some((i, _)) = best else { break };
@@ -1353,6 +1360,21 @@ Melanie: I play clarinet. We practise on Sundays.";
         // does not say so, and read as a statement of the speaker's.
         let turn = "Caroline: The colors really blend nicely, so cool.\nMelanie: I painted it at the lake last summer.";
         assert_eq!(turn_clauses(turn), vec!["Melanie: I painted it at the lake last summer."]);
+    }
+
+    #[test]
+    fn a_photos_caption_comes_after_what_was_said() {
+        let clauses = [
+            "Melanie: [shares a photo: a photo of a girl sitting in a teepee with stuffed animals].",
+            "Caroline: The pride parade made me feel so free and proud of who I am.",
+        ];
+        // Room for either, not both: the caption has more new words for its
+        // length, but nobody said them.
+        assert_eq!(select_new(&clauses, 16, "", 0.25), vec![1]);
+        // With room, it is kept too: what was shown is part of the turn.
+        assert_eq!(select_new(&clauses, 40, "", 0.25), vec![0, 1]);
+        assert!(is_aside(clauses[0]) && !is_aside(clauses[1]));
+        assert!(is_aside("[image]") && !is_aside("[tool Bash: ls] done"));
     }
 
     #[test]
@@ -1627,8 +1649,8 @@ Melanie: I play clarinet. We practise on Sundays.";
 
     #[test]
     fn a_clause_is_never_cut_inside_brackets() {
-        // The parenthesis stays whole; the " and " outside it still cuts a
-        // long clause. A photo's caption shows, nobody said it: no clause.
+        // The photo's caption and the parenthesis stay whole; the " and "
+        // outside them still cuts a long clause.
         let turn = "Melanie: We're looking forward to more years together with the whole family. \
                     [shares a photo: a photo of a man and woman sitting on a blanket eating food]\n\
                     Set the port to 587 on every mailer (billing and the newsletter) and restart \
@@ -1637,6 +1659,7 @@ Melanie: I play clarinet. We practise on Sundays.";
             turn_clauses(turn),
             vec![
                 "Melanie: We're looking forward to more years together with the whole family.",
+                "Melanie: [shares a photo: a photo of a man and woman sitting on a blanket eating food].",
                 "Set the port to 587 on every mailer (billing and the newsletter).",
                 "Restart the worker so the new settings load."
             ]

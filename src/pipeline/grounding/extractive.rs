@@ -95,7 +95,15 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     // said: its next statement, where its news often is ("That roadtrip
     // this past weekend was insane! We were all freaked when my son got
     // into an accident.").
-    let answer = answer.or(next);
+    let mut answer = answer.or(next);
+    // Where both sides only react, what the reply showed ("[shares a
+    // photo: …]") is what the turn came to, not the first side's praise.
+    if answer.is_none() && (is_filler(&ask) || says_nothing(&ask)) {
+        answer = sentences(assistant).into_iter().find(|s| is_aside(s)).map(|s| said_by(assistant, s));
+        if answer.is_some() {
+            ask = String::new();
+        }
+    }
     match (ask.trim().is_empty(), answer) {
         (false, Some(a)) => request_and_answer(ask.trim(), &a),
         (false, None) => clip_words(ask.trim(), L2_MAX_WORDS),
@@ -113,10 +121,18 @@ fn only_asks_back(sentence: &str) -> bool {
     asks_only(sentence) && !of_its_speaker(sentence)
 }
 
-/// Whether a sentence says something of its speaker: a first-person word.
+/// Whether a sentence says something of its speaker: a first-person
+/// word, or a statement that leaves its "I" out as chat does ("Been
+/// reading that book you recommended.", "Just got some new shoes!").
 fn of_its_speaker(sentence: &str) -> bool {
-    words(sentence).iter().any(|w| is_first_person(w))
+    let said = crate::pipeline::digest::named_speaker(sentence).map_or(sentence, |(_, rest)| rest);
+    let ws = words(said);
+    let elided = !said.trim_end().ends_with('?') && ws.first().is_some_and(|w| ELIDED_I.contains(&w.as_str()));
+    elided || ws.iter().any(|w| is_first_person(w))
 }
+
+/// Words that open a chat statement whose "I" is left out.
+const ELIDED_I: &[&str] = &["been", "just", "went", "had", "got", "finished", "started", "tried", "spent", "took"];
 
 /// "request — answer" within [`L2_MAX_WORDS`] (the dash counts as a
 /// word). The request has at least [`ASK_WORDS`], and whatever a short

@@ -189,6 +189,22 @@ fn extractive_turn_answers_with_no_question_back_that_asks_only() {
         None,
     );
     assert_eq!(s, "Caroline: [shares a photo: a photo of a necklace with a cross]");
+    // Where both sides only react, the reply's photo is what the turn
+    // came to.
+    let s = extractive_turn(
+        "Melanie: Caroline, awesome news that you two are getting along! Care to fill me in?",
+        "Caroline: The pride event was awesome! It was so encouraging to be surrounded by so much love. [shares a photo: a photo of a woman holding a rainbow umbrella in the air]",
+        None,
+    );
+    assert_eq!(s, "Caroline: [shares a photo: a photo of a woman holding a rainbow umbrella in the air]");
+    // A chat statement that leaves its "I" out says something of its
+    // speaker: no remark, it is the answer.
+    let s = extractive_turn(
+        "Caroline: Oh man, sorry to hear that, Melanie. I hope you're okay.",
+        "Melanie: Thanks, Caroline. It was tough, but I'm doing ok. Been reading that book you recommended a while ago and painting to keep busy.",
+        None,
+    );
+    assert_eq!(s, "Melanie: Been reading that book you recommended a while ago and painting to keep busy.");
     // Advice is the request ("Do your research" is no remark on the
     // listener), and "BTW" no name that makes a teaser the answer.
     let s = extractive_turn(
