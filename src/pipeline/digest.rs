@@ -423,7 +423,7 @@ pub fn is_statement(sentence: &str) -> bool {
 /// "What's the best part you remember from it?", not "Are there other
 /// places that open SMTP connections themselves?".
 pub fn asks_only(clause: &str) -> bool {
-    let said = named_speaker(clause).map_or(clause, |(_, rest)| rest);
+    let said = without_label(clause);
     said.trim_end().ends_with('?') && crate::pipeline::grounding::terms(said).is_empty()
 }
 
@@ -817,9 +817,19 @@ pub fn clauses(note: &str) -> Vec<String> {
 /// ("[shares a photo: a photo of a cat]", "[image]"), after its speaker's
 /// label: what was shown, not what was said. It is never a turn's answer
 /// (the L2), and a digest weighs it half ([`select_each_new`]).
+/// A tool call's line ("[tool Bash: ls]") is none: it is no photo, and
+/// never a turn's answer.
 pub fn is_aside(sentence: &str) -> bool {
-    let s = named_speaker(sentence).map_or(sentence, |(_, rest)| rest).trim();
-    s.starts_with('[') && s.trim_end_matches(['.', '!', '?']).ends_with(']')
+    let s = without_label(sentence).trim();
+    s.starts_with('[')
+        && s.trim_end_matches(['.', '!', '?']).ends_with(']')
+        && !crate::pipeline::grounding::is_tool_line(s)
+}
+
+/// A line or sentence without its speaker's label ([`named_speaker`]):
+/// "I went." of "Caroline: I went.".
+pub fn without_label(text: &str) -> &str {
+    named_speaker(text).map_or(text, |(_, rest)| rest)
 }
 
 /// The clauses of a turn's own lines that a digest may keep beside its
@@ -916,7 +926,7 @@ fn and_joins_statements(head: &str, tail: &str) -> bool {
     if SUBJECTS.contains(&first.as_str()) || head.trim_end().ends_with(',') || opens_with_identifier {
         return true;
     }
-    let said = named_speaker(head).map_or(head, |(_, rest)| rest);
+    let said = without_label(head);
     let head_first = said.split_whitespace().next().map(bare).unwrap_or_default();
     let head_has_subject = SUBJECTS.contains(&head_first.as_str()) || OBJECTS.contains(&head_first.as_str());
     let acts_on = tail.split_whitespace().nth(1).is_some_and(|w| {
@@ -1375,6 +1385,8 @@ Melanie: I play clarinet. We practise on Sundays.";
         assert_eq!(select_new(&clauses, 40, "", 0.25), vec![0, 1]);
         assert!(is_aside(clauses[0]) && !is_aside(clauses[1]));
         assert!(is_aside("[image]") && !is_aside("[tool Bash: ls] done"));
+        // A tool call's line is no aside: never the answer of a turn.
+        assert!(!is_aside("[tool Bash: gh run view 8812]") && !is_aside("Assistant: [result: Cache not found]"));
     }
 
     #[test]

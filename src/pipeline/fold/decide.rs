@@ -530,7 +530,7 @@ fn digest_project(
 /// summary: a statement ([`digest::is_statement`]) that is no piece of a
 /// sentence cut at "…" (after its speaker's label, if any).
 fn opens_a_part(sentence: &str) -> bool {
-    let said = digest::named_speaker(sentence).map_or(sentence, |(_, rest)| rest);
+    let said = digest::without_label(sentence);
     digest::is_statement(sentence) && !said.trim_start().starts_with('…')
 }
 

@@ -125,7 +125,7 @@ fn only_asks_back(sentence: &str) -> bool {
 /// word, or a statement that leaves its "I" out as chat does ("Been
 /// reading that book you recommended.", "Just got some new shoes!").
 fn of_its_speaker(sentence: &str) -> bool {
-    let said = crate::pipeline::digest::named_speaker(sentence).map_or(sentence, |(_, rest)| rest);
+    let said = crate::pipeline::digest::without_label(sentence);
     let ws = words(said);
     let elided = !said.trim_end().ends_with('?') && ws.first().is_some_and(|w| ELIDED_I.contains(&w.as_str()));
     elided || ws.iter().any(|w| is_first_person(w))

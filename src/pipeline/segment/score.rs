@@ -311,7 +311,7 @@ pub fn has_substance(user: &str) -> bool {
 /// are no subject ("Caroline: Thanks, Melanie! Your kind words mean a lot.").
 pub fn has_substance_beside(user: &str, speakers: &HashSet<String>) -> bool {
     user.lines().any(|line| {
-        let said = crate::pipeline::digest::named_speaker(line).map_or(line, |(_, rest)| rest);
+        let said = crate::pipeline::digest::without_label(line);
         crate::text::words(said).iter().any(|w| {
             w.chars().count() >= 3
                 && !crate::text::is_stop_word(w)
