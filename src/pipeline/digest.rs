@@ -339,7 +339,7 @@ fn is_vocative(text: &str, name: &str) -> bool {
 const ROLES: &[&str] = &["user", "assistant", "ai", "bot", "system", "human", "model", "agent", "claude", "codex"];
 
 /// Whether a speaker's label names a role ([`ROLES`]), not a person.
-fn is_role(who: &str) -> bool {
+pub fn is_role(who: &str) -> bool {
     ROLES.contains(&who.to_lowercase().as_str())
 }
 

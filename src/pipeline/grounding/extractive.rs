@@ -66,11 +66,22 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
         .collect();
     let takes_up = |s: &str| shared(s) > 0 || words(s).iter().any(|w| own(w) && questions.contains(&stem(w)));
     let remark = |s: &str| !speakers.is_empty() && !takes_up(s) && named(s) == 0 && !of_its_speaker(s);
-    let candidates: Vec<&str> = sentences(assistant)
+    // Between two people, a reply that changes the subject ("BTW,
+    // recently I had a setback. Last month I got hurt …") has answered
+    // before the change and brings its own news after it: that news is
+    // what the turn came to, and the next turn takes it up. An
+    // assistant's "By the way, …" is an aside to its answer.
+    let replied = if is_chat(assistant) { from_change_of_subject(assistant) } else { sentences(assistant) };
+    let candidates: Vec<&str> = replied
         .into_iter()
         .filter(|s| !is_tool_line(s) && !is_aside(s) && !says_nothing(&said_by(assistant, s)) && !only_asks_back(s))
         .collect();
-    let score = |s: &str| shared(s) + 2 * named(s).min(3) + usize::from(content_words(s).len() >= 3);
+    let score = |s: &str| {
+        // "BTW" opens the news, it is none of it: "BTW, recently I had a
+        // setback." says less than the detail after it.
+        let s = after_change_of_subject(s).unwrap_or(s);
+        shared(s) + 2 * named(s).min(3) + usize::from(content_words(s).len() >= 3)
+    };
     let best_of = |keep: &dyn Fn(&str) -> bool| {
         candidates
             .iter()
@@ -173,7 +184,8 @@ pub fn is_tool_line(s: &str) -> bool {
 /// its first aside ([`is_aside`]), else its first.
 fn request_sentence(text: &str) -> String {
     let all = sentences(text);
-    all.iter()
+    from_change_of_subject(text)
+        .iter()
         .find(|s| says_something(text, s))
         // What was shown, where nothing else was said ("Hey Melanie! Take a
         // look at this. [shares a photo: a necklace with a cross]").
@@ -187,6 +199,55 @@ fn request_sentence(text: &str) -> String {
         .map(|s| without_small_talk_lead(&said_by(text, &s)))
         .unwrap_or_default()
 }
+
+/// The sentences of a message from the one that changes the subject
+/// ("BTW, …", "By the way, …", "Anyway, …", "On another note, …") on,
+/// when they say something: what the speaker brings up is their news or
+/// their next request, what came before answered or reacted ("Thanks for
+/// the tip. Doing research makes sense. BTW, recently I had a setback.",
+/// "Thanks a lot! Btw, can my friend get it too?"). Otherwise all its
+/// sentences.
+fn from_change_of_subject(text: &str) -> Vec<&str> {
+    let all = sentences(text);
+    match all.iter().position(|s| changes_subject(s)) {
+        Some(i) if all[i..].iter().any(|s| says_something(text, s)) => all[i..].to_vec(),
+        _ => all,
+    }
+}
+
+/// Whether a message is a chat line: its label names a person, not a
+/// role ("Melanie:", not "Assistant:").
+fn is_chat(text: &str) -> bool {
+    use crate::pipeline::digest::{is_role, named_speaker};
+    text.lines().find_map(named_speaker).is_some_and(|(who, _)| !is_role(who))
+}
+
+/// Whether a sentence opens, after its speaker's label, with words that
+/// change the subject.
+fn changes_subject(sentence: &str) -> bool {
+    after_change_of_subject(sentence).is_some()
+}
+
+/// What a sentence says after the words that open it by changing the
+/// subject ("recently I had a setback." of "BTW, recently I had a
+/// setback."), when it opens so and goes on: those words say nothing of
+/// the news.
+fn after_change_of_subject(sentence: &str) -> Option<&str> {
+    let said = crate::pipeline::digest::without_label(sentence).trim_start();
+    CHANGING_SUBJECT
+        .iter()
+        .find_map(|opening| {
+            let rest = said.get(opening.len()..)?;
+            let opens =
+                said[..opening.len()].eq_ignore_ascii_case(opening) && rest.starts_with(|c: char| !c.is_alphanumeric());
+            opens.then(|| rest.trim_start_matches(|c: char| !c.is_alphanumeric()))
+        })
+        .filter(|rest| !rest.is_empty())
+}
+
+/// Openings that change the subject of a message.
+const CHANGING_SUBJECT: &[&str] =
+    &["btw", "by the way", "anyway", "anyways", "on another note", "on a different note", "in other news"];
 
 /// Whether a sentence of a message (`text`) says something: two content
 /// words, neither a tool line, an aside ([`is_aside`]), small talk nor a
@@ -203,7 +264,7 @@ fn says_something(text: &str, s: &str) -> bool {
 /// digest may keep it apart from the request, and without the label it
 /// would read as said by whoever was named before it.
 fn next_statement(text: &str) -> Option<String> {
-    let all = sentences(text);
+    let all = from_change_of_subject(text);
     let first = all.iter().position(|s| says_something(text, s))?;
     all[first + 1..]
         .iter()

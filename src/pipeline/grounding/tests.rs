@@ -644,3 +644,60 @@ fn a_summary_sentence_in_the_speakers_first_person_fails_in_every_form() {
     }
     assert_eq!(a.fault("The user will run restic check after the backup; the assistant says to prune weekly."), None);
 }
+
+#[test]
+fn a_chat_reply_that_changes_the_subject_brings_its_news() {
+    // The reply takes up the advice, then changes the subject: its news
+    // is what the turn came to, not the agreement.
+    let s = extractive_turn(
+        "Jon: Call the landlord first and ask for the repair in writing.",
+        "Gina: Thanks, Jon. Asking in writing makes sense, I'll call him. BTW, I lost my job at the bakery. They closed the shop last week after twelve years.",
+        None,
+    );
+    assert_eq!(
+        s,
+        "Jon: Call the landlord first and ask for the repair in writing — Gina: I lost my job at the bakery."
+    );
+    // "BTW" says none of the news: the detail beats the teaser.
+    let s = extractive_turn(
+        "Jon: Call the landlord first and ask for the repair in writing.",
+        "Gina: Good idea, I'll do that. BTW, lately I had a setback. Last month I sprained my wrist and had to stop climbing.",
+        None,
+    );
+    assert_eq!(
+        s,
+        "Jon: Call the landlord first and ask for the repair in writing — Gina: Last month I sprained my wrist and had to stop climbing."
+    );
+    // The first side's news after "By the way" is its request.
+    let s = extractive_turn(
+        "Gina: Yeah, it's really soothing. By the way, I ran a half marathon in Denver on Sunday!",
+        "Jon: No way! What was your time?",
+        None,
+    );
+    assert_eq!(s, "Gina: I ran a half marathon in Denver on Sunday!");
+    // Without a change of subject, the answer is as before.
+    let s = extractive_turn(
+        "Jon: Call the landlord first and ask for the repair in writing.",
+        "Gina: Thanks, Jon. Asking in writing makes sense, I'll call him.",
+        None,
+    );
+    assert_eq!(s, "Jon: Call the landlord first and ask for the repair in writing — Gina: Asking in writing makes sense, I'll call him.");
+    // An assistant's "By the way" is an aside to its answer: the fix stays.
+    let s = extractive_turn(
+        "The nightly backup fails with exit code 3.",
+        "Exit code 3 means restic could not read some files; add --exclude-caches to the cron line. By the way, restic 0.17 is out.",
+        None,
+    );
+    assert!(s.contains("--exclude-caches"), "{s}");
+}
+
+#[test]
+fn a_request_after_a_change_of_subject_is_the_request() {
+    // What the last answer did, then a new request after "By the way".
+    let s = extractive_turn(
+        "That fixed the login error on staging. By the way, can you also add the --dry-run flag to the deploy script?",
+        "Added --dry-run to deploy.sh; it prints each rsync command without running it.",
+        None,
+    );
+    assert!(s.starts_with("Can you also add the --dry-run flag"), "{s}");
+}
