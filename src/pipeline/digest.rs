@@ -149,7 +149,8 @@ pub fn is_filler(text: &str) -> bool {
 /// other ("Hope all's good!", "How's it going?"), remarks on the time
 /// between talks ("Long time no chat!"), announces news without giving
 /// it ("So much has happened since we last spoke."), agrees or thanks for
-/// kind words ("Your kind words mean a lot."), wishes the other well
+/// kind words ("Your kind words mean a lot."), takes advice ("Thanks for
+/// the tip.", "That makes sense.", "Good idea, I'll try it."), wishes the other well
 /// or cheers them on ("Take care of yourself.", "Hope it goes well!",
 /// "Keep me posted!", "Hang in there.").
 #[rustfmt::skip]
@@ -161,6 +162,8 @@ const SMALL_TALK: &[&str] = &[
     "we've", "you've", "there's", "lot's", "say", "wanted", "agree", "kind", "words", "mean", "means", "meant",
     "luck", "doubt", "doubts", "take", "care", "yourself", "soon", "keep", "posted", "stay", "safe", "enjoy",
     "hang", "fingers", "crossed", "goes", "feel", "free", "reach", "couldn't", "how're", "how've", "doin", "goin",
+    "tip", "tips", "advice", "idea", "point", "sense", "makes", "make", "plan", "try", "i'll", "will", "mind",
+    "noted",
 ];
 
 /// Whether a sentence is small talk: after its speaker labels, at most 16
@@ -1434,6 +1437,12 @@ Melanie: I play clarinet. We practise on Sundays.";
             // Asking after the other as it is spoken.
             "Caroline: Hey Mel! How're ya doin'?",
             "How've you been?",
+            // Advice taken, as an acknowledgement.
+            "Melanie: Thanks for the tip, Caroline.",
+            "That makes sense.",
+            "Good idea, I'll try it.",
+            "Jon: Great advice, I'll keep that in mind.",
+            "I'll do that.",
         ] {
             assert!(is_small_talk(talk), "{talk}");
         }
@@ -1447,6 +1456,9 @@ Melanie: I play clarinet. We practise on Sundays.";
             "Jon: We keep chickens in the backyard and stay at the lake in July.",
             // A name it tells of, not whom it calls.
             "Melanie: We're going to Paris!",
+            // What the advice was, or what comes of it.
+            "I'll try restic with --password-file tonight.",
+            "Melanie: I'll make a plan to visit the adoption agency.",
         ] {
             assert!(!is_small_talk(news), "{news}");
         }

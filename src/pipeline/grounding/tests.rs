@@ -689,6 +689,10 @@ fn a_chat_reply_that_changes_the_subject_brings_its_news() {
         None,
     );
     assert!(s.contains("--exclude-caches"), "{s}");
+    // An opening with nothing after it, or inside a word, changes nothing.
+    assert_eq!(extractive_turn("Gina: By the way.", "Jon: BTW", None), "Gina: By the way.");
+    let s = extractive_turn("Jon: Anywayyy I moved to Lisbon in May.", "Gina: Btwxt the two of us, I loved it.", None);
+    assert!(s.starts_with("Jon: Anywayyy I moved to Lisbon in May"), "{s}");
 }
 
 #[test]
