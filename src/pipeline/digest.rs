@@ -255,6 +255,9 @@ pub fn is_reaction(text: &str) -> bool {
     let chat = text.lines().next().and_then(named_speaker).is_some_and(|(who, _)| !is_role(who));
     let text = without_speakers(&text.replace('’', "'"));
     let ws = words(&text);
+    if chat && agrees(&ws) {
+        return true;
+    }
     if ws.is_empty() || ws.iter().any(|w| is_first_person(w)) {
         return false;
     }
@@ -270,6 +273,26 @@ pub fn is_reaction(text: &str) -> bool {
         || chat
             && !text.trim_end().ends_with('?')
             && (judges(&ws) || of_listener(&text, &ws) || points_back(&text, &ws))
+}
+
+/// Whether a chat sentence ends by agreeing with what the other said:
+/// "Doing research and readying myself emotionally makes sense.", "That
+/// sounds like a plan.": whatever stands before it, the other's advice
+/// said back, the sentence adds nothing of its own.
+fn agrees(ws: &[String]) -> bool {
+    let ends = |phrase: &[&str]| {
+        ws.len() >= phrase.len() && ws[ws.len() - phrase.len()..].iter().zip(phrase).all(|(w, p)| w == p)
+    };
+    [
+        &["makes", "sense"][..],
+        &["make", "sense"],
+        &["made", "sense"],
+        &["sounds", "like", "a", "plan"],
+        &["good", "idea"],
+        &["great", "idea"],
+    ]
+    .iter()
+    .any(|p| ends(p))
 }
 
 /// Words before a name that call the listener by it: "Wow Caroline",
@@ -1309,10 +1332,15 @@ mod tests {
             "Gina: How exciting!",
             "Jon: That's the spirit!",
             "Melanie: …that was a reminder that life is precious…",
+            // Agreement, the other's advice said back or not.
+            "Melanie: Doing research and readying myself emotionally makes sense.",
+            "Jon: Calling the landlord first sounds like a plan.",
         ] {
             assert!(is_reaction(reaction), "{reaction}");
         }
         for fact in [
+            // An assistant's agreement is part of its answer.
+            "Assistant: Pinning the Python version makes sense.",
             // An assistant's diagnosis or finding is the answer.
             "That looks like a race in the login test.",
             "Assistant: That looks like a race in the login test.",
