@@ -21,8 +21,8 @@ const RECENT_FIRST: usize = 3;
 /// newest segment's aside: an older segment is listed by its leading
 /// sentences (a digest's topic and first facts come first), so the block
 /// covers more sessions. Measured on LoCoMo conv-26 over six databases of
-/// three builds: answers held 62–74 → 72–75 of 150, where a tenth of an
-/// L3 more or less had moved the block by eight (BENCHMARKS.md, stop 67).
+/// five builds: answers held 62–74 → 72–75 of 150, where five words less
+/// in one L3 had moved the block by eight (BENCHMARKS.md, stop 67).
 const ENTRY_SHARE: usize = 12;
 /// Terms of a relevance query (the rest are dropped).
 const MAX_TERMS: usize = 24;

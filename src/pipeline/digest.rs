@@ -252,7 +252,7 @@ const PRAISE: &[&str] = &[
 /// "That looks like a race in the login test" or "You have a stale lock
 /// file" is the answer.
 pub fn is_reaction(text: &str) -> bool {
-    let chat = text.lines().next().and_then(named_speaker).is_some_and(|(who, _)| !is_role(who));
+    let chat = is_chat(text);
     let text = without_speakers(&text.replace('’', "'"));
     let ws = words(&text);
     if chat && agrees(&ws) {
@@ -364,8 +364,14 @@ fn is_vocative(text: &str, name: &str) -> bool {
 /// That looks like a race in the login test." is the answer.
 const ROLES: &[&str] = &["user", "assistant", "ai", "bot", "system", "human", "model", "agent", "claude", "codex"];
 
+/// Whether a text is said between people: its first line's label names
+/// a person ("Melanie:"), not a role ("Assistant:").
+pub fn is_chat(text: &str) -> bool {
+    text.lines().next().and_then(named_speaker).is_some_and(|(who, _)| !is_role(who))
+}
+
 /// Whether a speaker's label names a role ([`ROLES`]), not a person.
-pub fn is_role(who: &str) -> bool {
+fn is_role(who: &str) -> bool {
     ROLES.contains(&who.to_lowercase().as_str())
 }
 

@@ -71,7 +71,11 @@ pub fn extractive_turn(user: &str, assistant: &str, before: Option<&str>) -> Str
     // before the change and brings its own news after it: that news is
     // what the turn came to, and the next turn takes it up. An
     // assistant's "By the way, …" is an aside to its answer.
-    let replied = if is_chat(assistant) { from_change_of_subject(assistant) } else { sentences(assistant) };
+    let replied = if crate::pipeline::digest::is_chat(assistant) {
+        from_change_of_subject(assistant)
+    } else {
+        sentences(assistant)
+    };
     let candidates: Vec<&str> = replied
         .into_iter()
         .filter(|s| !is_tool_line(s) && !is_aside(s) && !says_nothing(&said_by(assistant, s)) && !only_asks_back(s))
@@ -209,23 +213,10 @@ fn request_sentence(text: &str) -> String {
 /// sentences.
 fn from_change_of_subject(text: &str) -> Vec<&str> {
     let all = sentences(text);
-    match all.iter().position(|s| changes_subject(s)) {
+    match all.iter().position(|s| after_change_of_subject(s).is_some()) {
         Some(i) if all[i..].iter().any(|s| says_something(text, s)) => all[i..].to_vec(),
         _ => all,
     }
-}
-
-/// Whether a message is a chat line: its label names a person, not a
-/// role ("Melanie:", not "Assistant:").
-fn is_chat(text: &str) -> bool {
-    use crate::pipeline::digest::{is_role, named_speaker};
-    text.lines().find_map(named_speaker).is_some_and(|(who, _)| !is_role(who))
-}
-
-/// Whether a sentence opens, after its speaker's label, with words that
-/// change the subject.
-fn changes_subject(sentence: &str) -> bool {
-    after_change_of_subject(sentence).is_some()
 }
 
 /// What a sentence says after the words that open it by changing the
