@@ -132,7 +132,7 @@ const FILLER: &[&str] = &[
     "too", "same", "here", "there", "now", "all", "that's", "it's", "i'm", "we're", "you're", "me", "us",
     "is", "was", "a", "an", "the", "and", "for", "to", "of", "i", "this", "really", "very", "just", "well",
     "woohoo", "yay", "hooray", "phew", "whoa", "oops", "yikes", "aww", "aw", "oh", "ah", "ooh", "gosh", "omg",
-    "btw", "fyi", "congrats", "congratulations", "sorry",
+    "btw", "fyi", "congrats", "congratulations", "sorry", "thing",
 ];
 
 /// Whether a text is filler: after its speaker labels ("Jon:"), every word
@@ -247,7 +247,9 @@ const PRAISE: &[&str] = &[
 /// points back at what was said to judge it ("That's so funny!", "That
 /// was huge.", "What an experience!"; not "That's why the road was
 /// closed."): a comment on news told already, the other's or, mid-turn,
-/// the speaker's own ("…that was a reminder that life is precious…").
+/// the speaker's own ("…that was a reminder that life is precious…"); so
+/// is talk between the two ([`between_us`]: "Your friendship means so
+/// much to me."), whose first person says how they stand, not news.
 /// Not from an assistant (no label, or a role's: "Assistant:"), whose
 /// "That looks like a race in the login test" or "You have a stale lock
 /// file" is the answer.
@@ -258,7 +260,7 @@ pub fn is_reaction(text: &str) -> bool {
     if chat && agrees(&ws) {
         return true;
     }
-    if ws.is_empty() || ws.iter().any(|w| is_first_person(w)) {
+    if ws.is_empty() {
         return false;
     }
     let names_a_fact =
@@ -266,13 +268,60 @@ pub fn is_reaction(text: &str) -> bool {
     if names_a_fact {
         return false;
     }
+    let asks = text.trim_end().ends_with('?');
+    if chat && !asks && between_us(&text, &ws) {
+        return true;
+    }
+    if ws.iter().any(|w| is_first_person(w)) {
+        return false;
+    }
     let praises = ws.iter().any(|w| PRAISE.contains(&w.as_str()));
     let exclaims_at_listener = text.trim_end().ends_with('!') && ws.iter().any(|w| is_second_person(w));
     praises
         || exclaims_at_listener
-        || chat
-            && !text.trim_end().ends_with('?')
-            && (judges(&ws) || of_listener(&text, &ws) || points_back(&text, &ws))
+        || chat && !asks && (judges(&ws) || of_listener(&text, &ws) || points_back(&text, &ws))
+}
+
+/// Words of its own beyond which a chat sentence said to the listener is
+/// more than talk between the two ([`between_us`]).
+const BETWEEN_US_WORDS: usize = 2;
+
+/// Whether a chat sentence is talk between the speaker and the listener:
+/// it speaks of both, the speaker in the first person and the listener in
+/// the second (not in "you know" or "thank you"), without advising ("You
+/// should …"), and beside the words of small talk, praise, persons, names
+/// and stop words it has at most [`BETWEEN_US_WORDS`] words of its own.
+/// "Your friendship means so much to me.", "It means a lot having you in
+/// my corner.", "I'm super proud of you for being your true self.": what
+/// the speaker says of themselves there is how the two stand, not news of
+/// either. "I wanted to tell you about my school event last week." and
+/// "Been reading that book you recommended and painting to keep busy."
+/// say what happened; "You know I love live music." what the speaker
+/// likes; and "Can't wait to see your pottery project." (no first person)
+/// tells the listener's news back.
+fn between_us(text: &str, ws: &[String]) -> bool {
+    let (mut listener, mut speaker, mut own) = (false, false, 0);
+    for (k, w) in ws.iter().enumerate() {
+        if is_second_person(w) || w == "ya" {
+            // "You should see a doctor" advises ("you can feel" does not).
+            if ws[k + 1..].iter().take(2).any(|n| ["should", "need", "must", "ought", "have"].contains(&n.as_str())) {
+                return false;
+            }
+            let thanks = k > 0 && ws[k - 1] == "thank";
+            listener |= !(w == "you" && (thanks || ws.get(k + 1).is_some_and(|n| n == "know")));
+            continue;
+        }
+        if is_first_person(w) {
+            speaker = true;
+            continue;
+        }
+        let social = [FILLER, SMALL_TALK, PRAISE].iter().any(|list| list.contains(&w.as_str()));
+        // The name that calls the listener is no word of the sentence's own.
+        if !(social || is_stop_word(w) || is_name_like(text, w)) {
+            own += 1;
+        }
+    }
+    listener && speaker && own <= BETWEEN_US_WORDS
 }
 
 /// Whether a chat sentence ends by agreeing with what the other said:
@@ -1281,13 +1330,22 @@ mod tests {
 
     #[test]
     fn filler_is_thanks_greetings_and_agreement_not_a_request() {
-        for filler in
-            ["Thanks, that's great!", "Jon: Wow, Gina!", "ok do it", "Great, thank you so much.", "Gina: Thanks!"]
-        {
+        for filler in [
+            "Thanks, that's great!",
+            "Jon: Wow, Gina!",
+            "ok do it",
+            "Great, thank you so much.",
+            "Gina: Thanks!",
+            "Caroline: Sure thing, Melanie!",
+        ] {
             assert!(is_filler(filler), "{filler}");
         }
-        for real in ["Thanks, and how do I prune snapshots?", "Set EMAIL_PORT = 587", "Jon: I lost my job at the bank"]
-        {
+        for real in [
+            "Thanks, and how do I prune snapshots?",
+            "Set EMAIL_PORT = 587",
+            "Jon: I lost my job at the bank",
+            "The thing is the cron job never ran.",
+        ] {
             assert!(!is_filler(real), "{real}");
         }
     }
@@ -1371,6 +1429,38 @@ mod tests {
         // A name set off by a comma, or after a word that calls, is whom the line is said to.
         assert!(is_reaction("Melanie: Wow Caroline, that is gorgeous!"));
         assert!(is_reaction("Melanie: That's gorgeous, Caroline!"));
+    }
+
+    #[test]
+    fn between_named_speakers_talk_between_the_two_is_a_reaction() {
+        for talk in [
+            "Caroline: Your friendship means so much to me.",
+            "Caroline: It means a lot having you in my corner.",
+            "Caroline: I'm always here for you, Mel!",
+            "Melanie: I'm super proud of you for being your true self.",
+            "Caroline: It means a lot to me that you can feel the sense of peace and serenity.",
+            "Melanie: I'm so proud of you!",
+            "Jon: I'll keep ya posted.",
+        ] {
+            assert!(is_reaction(talk), "{talk}");
+        }
+        for news in [
+            // What happened, told to the listener.
+            "Caroline: I wanted to tell you about my school event last week.",
+            "Melanie: Been reading that book you recommended a while ago and painting to keep busy.",
+            // The listener's news told back, without the speaker.
+            "Caroline: Sure thing, Melanie! Can't wait to see your pottery project.",
+            // "You know" and "thank you" speak to no one.
+            "Melanie: You know I love live music.",
+            "Melanie: Thank you, I love live music.",
+            // A fact named, a question, and the same words from an assistant.
+            "Caroline: I'll send you the photos from Paris.",
+            "Caroline: Can you send me the photos?",
+            "Assistant: I'm always here for you.",
+            "I'm always here for you.",
+        ] {
+            assert!(!is_reaction(news), "{news}");
+        }
     }
 
     #[test]

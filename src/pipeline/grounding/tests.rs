@@ -182,7 +182,9 @@ fn extractive_turn_answers_with_no_question_back_that_asks_only() {
         "Melanie: Wow, Caroline, way to go! Your future fam will get a kick out of having you. What do you think of these? [shares a photo: a photo of a blue vase with a bouquet of sunflowers and roses]",
         None,
     );
-    assert!(s.ends_with("— Caroline: Last Friday I went to a council meeting for adoption."), "{s}");
+    // ("So glad you bonded over our love of nature" is talk between the
+    // two: the news is the request.)
+    assert_eq!(s, "Caroline: Last Friday I went to a council meeting for adoption.");
     let s = extractive_turn(
         "Caroline: Hey Melanie! Long time no talk! Take a look at this. [shares a photo: a photo of a necklace with a cross]",
         "Melanie: Hey, Caroline! Love the necklace, any special meaning to it?",
