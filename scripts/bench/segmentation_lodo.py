@@ -61,6 +61,9 @@ ADJ = set(rust_strings("pipeline/digest.rs", "NEW_TOPIC_ADJ"))
 NOUN = set(rust_strings("pipeline/digest.rs", "NEW_TOPIC_NOUN"))
 PHRASES = rust_strings("pipeline/digest.rs", "NEW_TOPIC_PHRASES")
 FAREWELLS = rust_strings("pipeline/segment/mod.rs", "FAREWELLS")
+FILLER = set(rust_strings("pipeline/digest.rs", "FILLER"))
+SMALL_TALK = set(rust_strings("pipeline/digest.rs", "SMALL_TALK"))
+PRAISE = set(rust_strings("pipeline/digest.rs", "PRAISE"))
 
 
 def words(text):
@@ -148,6 +151,34 @@ def substance(user, names=frozenset()):
     return any(len(w) >= 3 and w not in STOP and w not in ACK and w not in names for w in words(said))
 
 
+def small_talk_sentence(text):
+    """digest::is_small_talk or digest::is_filler, near enough: every word
+    greets, thanks, praises, asks after the other or is a stop word or a
+    capitalised name, at most 16 words (12 for filler alone)."""
+    ws = words(text)
+    capitalised = {t.strip(",.!?;:").lower() for t in text.split()[1:] if t[:1].isupper()}
+    talk = [w in FILLER or w in SMALL_TALK or w in PRAISE for w in ws]
+    plain = [w in STOP or w in capitalised for w in ws]
+    filler = len(ws) <= 12 and all(w in FILLER or p for w, p in zip(ws, plain))
+    small = len(ws) <= 16 and any(talk) and all(t or p for t, p in zip(talk, plain))
+    return filler or small or len(ws) <= 16 and ws[:2] == ["guess", "what"]
+
+
+def small_talk_turn(user, reply):
+    """score::is_small_talk_turn: every sentence of both sides is small talk."""
+    said = [(named_speaker(line) or (None, line))[1] for side in (user, reply) for line in side.splitlines()]
+    sentences = [x for line in said for x in re.split(r"(?<=[.!?])\s+", line) if x.strip()]
+    return bool(sentences) and all(small_talk_sentence(x) for x in sentences)
+
+
+def talk_before(d, i):
+    """How many turns just before gap i are small talk from end to end."""
+    k = i - 1
+    while k >= 0 and d["talk"][k]:
+        k -= 1
+    return i - 1 - k
+
+
 def cosine(a, b):
     dot = sum(x * y for x, y in zip(a, b))
     na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(x * x for x in b))
@@ -227,7 +258,8 @@ def prepare(item, vec):
         # A salutation of a user who did not greet in the GREETING_HABIT turns before.
         greet[j] = salutes(u) and not any(greets(t[0]) for t in turns[max(0, j - GREETING_HABIT):j])
         asks[j] = opens[j] and is_question(u)
-    return dict(n=n, bounds=item["bounds"], id=item.get("id", ""), sims=sims, lex=lex, depth=depth, long_depth=long_depth, adj=adj, novelty=novelty, opens=opens, cue=cue, asks=asks, greet=greet)
+    talk = [small_talk_turn(u, a) for u, a in turns]
+    return dict(n=n, bounds=item["bounds"], id=item.get("id", ""), sims=sims, lex=lex, depth=depth, long_depth=long_depth, adj=adj, novelty=novelty, opens=opens, cue=cue, asks=asks, greet=greet, talk=talk)
 
 
 def signals(d, p, upto=None):
@@ -272,7 +304,10 @@ def decide(d, p):
     for i in range(1, n):
         lo, hi = max(1, i - CONTEXT), min(n - 1, i + CONTEXT)
         s = sig[i]
-        if d["opens"][i] and s >= max(threshold(d, sig, i, lo, hi, p), cut) and (running >= p["min_turns"] or overwhelming(d, p, sig, i) >= p["strong"]):
+        # A running segment of small talk alone has no topic to change (stop 68).
+        after_talk = p.get("talk", True) and running <= talk_before(d, i)
+        if d["opens"][i] and not after_talk and s >= max(threshold(d, sig, i, lo, hi, p), cut) and (
+                running >= p["min_turns"] or overwhelming(d, p, sig, i) >= p["strong"]):
             hyp.append(i)
             running = 0
         running += 1
@@ -288,7 +323,8 @@ def decide_live(item, vec, p, lookahead=0):
         d = prepare({"turns": item["turns"][: i + 1 + lookahead], "bounds": None}, vec)
         sig = signals(d, p)
         s = sig[i]
-        if d["opens"][i] and s >= threshold(d, sig, i, max(1, i - CONTEXT), min(i + lookahead, d["n"] - 1), p) and (
+        after_talk = p.get("talk", True) and running <= talk_before(d, i)
+        if d["opens"][i] and not after_talk and s >= threshold(d, sig, i, max(1, i - CONTEXT), min(i + lookahead, d["n"] - 1), p) and (
                 running >= p["min_turns"] or overwhelming(d, p, sig, i) >= p["strong"]):
             hyp.append(i)
             running = 0

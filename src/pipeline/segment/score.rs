@@ -50,7 +50,11 @@
 //!   could open a segment (a per-session adaptive threshold: beside a
 //!   change of conversation, a follow-up that reads a little differently
 //!   is no shift);
-//! - the running segment has at least `segment_min_turns` turns.
+//! - the running segment has at least `segment_min_turns` turns;
+//! - the running segment is not small talk alone ([`is_small_talk_turn`]:
+//!   "Hey Melanie! Just wanted to say hi!" — "Hey Caroline! What's up?"):
+//!   a greeting before the first subject opens that subject's segment,
+//!   however strong the change from it, even an overwhelming one.
 //!
 //! A message that opens with a salutation ("Hi, I'm looking for …") starts
 //! a conversation: it needs the floor alone, not the share of the shifts
@@ -220,6 +224,10 @@ pub struct Score {
     /// Whether at least [`LONG_KNOWN`] turns from the gap on are known, so
     /// that `long_depth` counts toward an overwhelming shift.
     pub long_known: bool,
+    /// How many turns just before the gap are small talk from end to end
+    /// ([`is_small_talk_turn`]): a running segment of nothing else has no
+    /// topic to change.
+    pub small_talk_before: usize,
     /// Whether the user's message has a word of substance, announces a
     /// topic or greets, and is no farewell.
     pub substance: bool,
@@ -243,6 +251,8 @@ pub enum Verdict {
     Weak,
     /// The running segment is shorter than `segment_min_turns`.
     TooShort,
+    /// The running segment is small talk: there is no topic to change yet.
+    SmallTalk,
 }
 
 impl Verdict {
@@ -254,6 +264,7 @@ impl Verdict {
             Verdict::Answer => "continues (answers the assistant)",
             Verdict::Weak => "continues (below the threshold)",
             Verdict::TooShort => "continues (the segment is too short for this shift)",
+            Verdict::SmallTalk => "continues (the segment so far is small talk)",
         }
     }
 }
@@ -272,6 +283,11 @@ impl Score {
         }
         if self.answers {
             return Verdict::Answer;
+        }
+        // A greeting and how-are-you before the first subject open the
+        // segment of that subject, however strong the change from them.
+        if running > 0 && running <= self.small_talk_before {
+            return Verdict::SmallTalk;
         }
         if self.signal < self.threshold {
             return Verdict::Weak;
@@ -321,6 +337,19 @@ pub fn has_substance_beside(user: &str, speakers: &HashSet<String>) -> bool {
     })
 }
 
+/// Whether a turn is small talk from end to end: every sentence of both
+/// sides greets, thanks, acknowledges, asks after the other or announces
+/// news without giving it ([`crate::pipeline::digest::is_small_talk`],
+/// [`crate::pipeline::digest::is_filler`]): "Caroline: Hey Melanie! Just
+/// wanted to say hi!" answered "Melanie: Hey Caroline! Good to talk to you
+/// again. What's up?". A turn with nothing in it is none.
+pub fn is_small_talk_turn(text: &str) -> bool {
+    use crate::pipeline::digest::{is_filler, is_small_talk, without_label};
+    let sentences: Vec<&str> =
+        text.lines().flat_map(|line| crate::pipeline::tidy::sentences(without_label(line))).collect();
+    !sentences.is_empty() && sentences.iter().all(|s| is_small_talk(s) || is_filler(s))
+}
+
 /// The names of a conversation's speakers, in lower case: the "Name:"
 /// labels that open the user's or the assistant's side of at least two of
 /// `turns`. A label seen once ("Error: connection refused") names no one.
@@ -356,6 +385,7 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
     // Each turn's greeting, read once: it is a cue, what opens a
     // conversation, and a habit of the turns after it.
     let greetings: Vec<Option<&str>> = turns.iter().map(|t| greeting_of(&t.user)).collect();
+    let small_talk: Vec<bool> = turns.iter().map(|t| is_small_talk_turn(&t.text)).collect();
     let mut out: Vec<Option<Score>> = vec![None];
     for i in 1..n {
         let (lo, hi) = (i.saturating_sub(CONTEXT).max(1), (i + CONTEXT).min(n - 1));
@@ -404,6 +434,7 @@ pub fn judge(turns: &[TurnView], s: &Settings) -> Option<Vec<Option<Score>>> {
             answers,
             substance,
             long_known: n - i >= LONG_KNOWN,
+            small_talk_before: small_talk[..i].iter().rev().take_while(|&&t| t).count(),
             opens_conversation: is_salutation(greetings[i])
                 && !greetings[i.saturating_sub(GREETING_HABIT)..i].iter().any(Option::is_some),
             ..Score::default()

@@ -726,3 +726,41 @@ fn the_long_stretch_counts_toward_an_overwhelming_shift_only_once_it_is_known() 
     let judged = judge(&turns, &s).unwrap();
     assert!(judged[1].unwrap().long_known && !judged[2].unwrap().long_known, "{judged:?}");
 }
+
+#[test]
+fn small_talk_before_the_first_subject_is_no_segment_of_its_own() {
+    let s = settings();
+    // The rule: a running segment of small talk alone has no topic to change.
+    let sc =
+        Score { signal: 9.0, threshold: 2.8, strong: 4.0, substance: true, small_talk_before: 1, ..Score::default() };
+    assert_eq!(sc.verdict(1, s.min_turns), Verdict::SmallTalk);
+    // A running segment with a turn of substance before the small talk may end.
+    assert_eq!(sc.verdict(2, s.min_turns), Verdict::NewSegment);
+    assert_eq!(Score { small_talk_before: 0, ..sc }.verdict(1, s.min_turns), Verdict::NewSegment);
+
+    // Which turns are small talk from end to end.
+    let hello = "Caroline: Hey Melanie! Just wanted to say hi!\nMelanie: Hey Caroline! Good to talk to you again. What's up? Anything new since last time?";
+    assert!(score::is_small_talk_turn(hello));
+    assert!(score::is_small_talk_turn("Jon: Hi Gina! Long time no chat!\nGina: Hey Jon! How's it going?"));
+    for news in [
+        "Caroline: Hey Melanie! I joined a new LGBTQ activist group last Tuesday.\nMelanie: That's awesome!",
+        "Hi!\nHello! The nightly restic backup failed with exit code 3.",
+        "",
+    ] {
+        assert!(!score::is_small_talk_turn(news), "{news}");
+    }
+
+    // In a session: the greeting opens the segment of the subject it
+    // leads to, however different its words and vector.
+    let greeting = [0.0, 0.0, 1.0];
+    let turns = session(&[
+        (hello, &greeting),
+        ("Caroline: I joined an activist group last Tuesday.\nMelanie: Tell me more about the group!", &BACKUP),
+        ("Caroline: The activist group meets weekly and plans a parade.\nMelanie: A parade sounds fun.", &BACKUP),
+        ("Caroline: The group plans the parade route downtown.\nMelanie: Downtown is a great spot.", &BACKUP),
+    ]);
+    assert_eq!(boundaries(&turns, &s), Vec::<usize>::new(), "{:?}", judge(&turns, &s));
+    let judged = judge(&turns, &s).unwrap();
+    assert_eq!(judged[1].unwrap().small_talk_before, 1);
+    assert_eq!(judged[2].unwrap().small_talk_before, 0);
+}
