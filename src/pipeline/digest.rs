@@ -146,7 +146,7 @@ pub fn is_filler(text: &str) -> bool {
 }
 
 /// Words of small talk beside [`FILLER`]'s: how a speaker asks after the
-/// other ("Hope all's good!", "How's it going?"), remarks on the time
+/// other ("Hope all's good!", "How's it going?", "Spill the beans!"), remarks on the time
 /// between talks ("Long time no chat!"), announces news without giving
 /// it ("So much has happened since we last spoke."), agrees or thanks for
 /// kind words ("Your kind words mean a lot."), takes advice ("Thanks for
@@ -163,7 +163,7 @@ const SMALL_TALK: &[&str] = &[
     "luck", "doubt", "doubts", "take", "care", "yourself", "soon", "keep", "posted", "stay", "safe", "enjoy",
     "hang", "fingers", "crossed", "goes", "feel", "free", "reach", "couldn't", "how're", "how've", "doin", "goin",
     "tip", "tips", "advice", "idea", "point", "sense", "makes", "make", "plan", "try", "i'll", "will", "mind",
-    "noted",
+    "noted", "spill", "beans",
 ];
 
 /// Whether a sentence is small talk: after its speaker labels, at most 16
@@ -1561,6 +1561,7 @@ Melanie: I play clarinet. We practise on Sundays.";
             // Asking after the other as it is spoken.
             "Caroline: Hey Mel! How're ya doin'?",
             "How've you been?",
+            "Melanie: Spill the beans!",
             // Advice taken, as an acknowledgement.
             "Melanie: Thanks for the tip, Caroline.",
             "That makes sense.",
@@ -1576,6 +1577,7 @@ Melanie: I play clarinet. We practise on Sundays.";
             "Since we last talked, I moved to Berlin.",
             "How's the migration to Postgres 16 going?",
             "Last weekend I joined a dance class.",
+            "I spilled coffee on the new laptop.",
             "Melanie: I take care of the neighbour's dog on weekends.",
             "Jon: We keep chickens in the backyard and stay at the lake in July.",
             // A name it tells of, not whom it calls.
