@@ -303,8 +303,7 @@ fn between_us(text: &str, ws: &[String]) -> bool {
     let (mut listener, mut speaker, mut own) = (false, false, 0);
     for (k, w) in ws.iter().enumerate() {
         if is_second_person(w) || w == "ya" {
-            // "You should see a doctor" advises ("you can feel" does not).
-            if ws[k + 1..].iter().take(2).any(|n| ["should", "need", "must", "ought", "have"].contains(&n.as_str())) {
+            if ws[k + 1..].iter().take(2).any(|n| URGING.contains(&n.as_str())) {
                 return false;
             }
             let thanks = k > 0 && ws[k - 1] == "thank";
@@ -430,6 +429,10 @@ const JUDGING: &[&str] = &["look", "looks", "looked", "sound", "sounds", "seem",
 /// Words that give advice when they follow "you": "You should rest", "You
 /// need a new charger", "You can borrow mine".
 const ADVISING: &[&str] = &["should", "need", "have", "could", "can", "might", "must", "ought", "may"];
+
+/// The words of [`ADVISING`] that advise whatever follows "you" ("You
+/// should see a doctor"); "you can feel", "you might like" need not.
+const URGING: &[&str] = &["should", "need", "must", "ought", "have"];
 
 /// Whether a sentence's words judge what they speak of by how it looks or
 /// sounds, or guess how it was or is ("must have been", "must've felt",
