@@ -132,7 +132,7 @@ const FILLER: &[&str] = &[
     "too", "same", "here", "there", "now", "all", "that's", "it's", "i'm", "we're", "you're", "me", "us",
     "is", "was", "a", "an", "the", "and", "for", "to", "of", "i", "this", "really", "very", "just", "well",
     "woohoo", "yay", "hooray", "phew", "whoa", "oops", "yikes", "aww", "aw", "oh", "ah", "ooh", "gosh", "omg",
-    "btw", "fyi", "congrats", "congratulations", "sorry", "thing",
+    "btw", "fyi", "congrats", "congratulations", "sorry", "thing", "nah", "worries", "worry",
 ];
 
 /// Whether a text is filler: after its speaker labels ("Jon:"), every word
@@ -1340,6 +1340,8 @@ mod tests {
             "Great, thank you so much.",
             "Gina: Thanks!",
             "Caroline: Sure thing, Melanie!",
+            "Caroline: No worries, Mel!",
+            "Gina: Nah, no worry.",
         ] {
             assert!(is_filler(filler), "{filler}");
         }
@@ -1348,6 +1350,7 @@ mod tests {
             "Set EMAIL_PORT = 587",
             "Jon: I lost my job at the bank",
             "The thing is the cron job never ran.",
+            "No worries about the deadline, it moved to Friday.",
         ] {
             assert!(!is_filler(real), "{real}");
         }
