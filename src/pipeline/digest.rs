@@ -975,6 +975,56 @@ fn at_and(clause: &str) -> Vec<String> {
     vec![clause.to_string()]
 }
 
+/// Pieces of one sentence cut at its " and " ([`at_and`]: "My dream is to
+/// create a safe…", "…loving home for these kids"), kept one right after
+/// the other, put back together as the sentence was said: whole, it reads
+/// as the speaker said it for one word more than the two pieces. Two
+/// pieces are joined only where one of the `sources` of either (the note
+/// and the turn each was taken from) says them so joined: the head of one
+/// sentence and the tail of another never are. `texts` in the order
+/// written, `sources[i]` those of `texts[i]`.
+pub fn rejoined_pieces(texts: &[&str], sources: &[Vec<&str>]) -> Vec<String> {
+    let mut out: Vec<(String, Vec<&str>)> = Vec::new();
+    for (text, from) in texts.iter().zip(sources) {
+        if let Some((last, seen)) = out.last_mut() {
+            seen.extend(from.iter().copied());
+            if let Some(joined) = joined_piece(last, text, seen) {
+                *last = joined;
+                continue;
+            }
+        }
+        out.push((text.to_string(), from.clone()));
+    }
+    out.into_iter().map(|(text, _)| text).collect()
+}
+
+/// `head` and `tail` as one sentence, where they are its two pieces
+/// ([`rejoined_pieces`]) and a source says them joined by " and " (", and",
+/// "; and"); both under the same speaker, or neither labelled.
+fn joined_piece(head: &str, tail: &str, sources: &[&str]) -> Option<String> {
+    let split = |t: &str| -> (Option<String>, String) {
+        match named_speaker(t) {
+            Some((who, rest)) => (Some(who.to_string()), rest.trim_start().to_string()),
+            None => (None, t.to_string()),
+        }
+    };
+    let ((who, head), (tail_who, tail)) = (split(head), split(tail));
+    let head = head.strip_suffix('…')?;
+    let tail = tail.strip_prefix('…')?;
+    if tail_who.is_some() && tail_who != who || head.is_empty() || tail.is_empty() {
+        return None;
+    }
+    let said = tail.trim_end_matches(['.', '!', '?', '…']);
+    let joiner = sources
+        .iter()
+        .flat_map(|s| {
+            [" and ", ", and ", "; and "].into_iter().filter(move |j| s.contains(&format!("{head}{j}{said}")))
+        })
+        .next()?;
+    let whole = format!("{head}{joiner}{tail}");
+    Some(who.map_or(whole.clone(), |who| format!("{who}: {whole}")))
+}
+
 /// Words that open a statement as its subject: "… and it was so
 /// powerful", "… and they loved it", "… and there's a fix".
 const SUBJECTS: &[&str] =
@@ -1354,6 +1404,54 @@ mod tests {
         ] {
             assert!(!is_filler(real), "{real}");
         }
+    }
+
+    #[test]
+    fn the_two_pieces_of_a_sentence_kept_side_by_side_are_said_whole() {
+        let turn = "Caroline: My dream is to create a safe and loving home for these kids. Adoption is a big step.";
+        let pieces = at_and("My dream is to create a safe and loving home for these kids.");
+        assert_eq!(pieces, ["My dream is to create a safe…", "…loving home for these kids."]);
+        let head = format!("Caroline: {}", pieces[0]);
+        let tail = format!("Caroline: {}", pieces[1]);
+        let from = vec![vec!["note", turn], vec!["note", turn]];
+        assert_eq!(
+            rejoined_pieces(&[&head, &tail], &from),
+            ["Caroline: My dream is to create a safe and loving home for these kids."]
+        );
+        // Said with ", and": joined as said; three pieces in a row: one sentence.
+        let camp =
+            "Melanie: We roast marshmallows, tell stories around the campfire, and just enjoy each other's company.";
+        let three = ["Melanie: We roast marshmallows…", "Melanie: …tell stories…", "Melanie: …sing along."];
+        let said = "Melanie: We roast marshmallows and tell stories and sing along.";
+        assert_eq!(
+            rejoined_pieces(
+                &[
+                    "Melanie: We roast marshmallows, tell stories around the campfire…",
+                    "Melanie: …just enjoy each other's company."
+                ],
+                &[vec![camp], vec![camp]]
+            ),
+            [camp]
+        );
+        assert_eq!(rejoined_pieces(&three, &[vec![said], vec![said], vec![said]]), [said]);
+        // Unlabelled pieces of an agent's turn, the tail's label left out as written.
+        let fix = "Restart the worker after the change and clear the cache of the old build.";
+        assert_eq!(
+            rejoined_pieces(
+                &["Restart the worker after the change…", "…clear the cache of the old build."],
+                &[vec![fix], vec![fix]]
+            ),
+            [fix]
+        );
+        // Not joined: the head of one sentence and the tail of another, or
+        // pieces of two speakers, or a piece beside a whole clause.
+        let two = "Caroline: I made a safe and quiet room. We found a warm and loving home for them.";
+        let apart = ["Caroline: I made a safe…", "Caroline: …loving home for them."];
+        assert_eq!(rejoined_pieces(&apart, &[vec![two], vec![two]]), apart);
+        let speakers = ["Caroline: My dream is to create a safe…", "Melanie: …loving home for these kids."];
+        assert_eq!(rejoined_pieces(&speakers, &[vec![turn], vec![turn]]), speakers);
+        let whole = ["Caroline: My dream is to create a safe…", "Caroline: Adoption is a big step."];
+        assert_eq!(rejoined_pieces(&whole, &[vec![turn], vec![turn]]), whole);
     }
 
     #[test]

@@ -378,10 +378,18 @@ fn digest_segment(
         kept.sort_by_key(|&k| (units[k].1, units[k].2, k));
         kept
     };
-    // The body as written: a frame or a speaker said once.
+    // The body as written: the two pieces of a sentence kept side by side
+    // said whole, a frame or a speaker said once.
+    let sources = |k: usize| vec![notes[units[k].1].0, notes[units[k].1].1];
+    let written = |kept: &[usize], texts: &[&str]| -> Vec<String> {
+        let from: Vec<Vec<&str>> = kept.iter().map(|&k| sources(k)).collect();
+        let whole = digest::rejoined_pieces(texts, &from);
+        let whole: Vec<&str> = whole.iter().map(String::as_str).collect();
+        digest::without_repeated_speakers(&digest::without_repeated_frames(&whole))
+    };
     let write = |kept: &[usize]| -> Vec<String> {
         let texts: Vec<&str> = kept.iter().map(|&k| units[k].0.as_str()).collect();
-        digest::without_repeated_speakers(&digest::without_repeated_frames(&texts))
+        written(kept, &texts)
     };
     let words_of = |body: &[String]| body.iter().map(|c| digest::word_count(c)).sum::<usize>();
     let mut kept = choose(limit);
@@ -434,7 +442,7 @@ fn digest_segment(
             .zip(&rewritten)
             .map(|(&k, r)| r.as_ref().map_or(units[k].0.as_str(), |(text, _)| text.as_str()))
             .collect();
-        digest::without_repeated_speakers(&digest::without_repeated_frames(&texts))
+        written(&kept, &texts)
     } else {
         body
     };

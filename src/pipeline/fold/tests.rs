@@ -1363,3 +1363,30 @@ fn a_held_prose_fold_that_joins_what_its_turns_keep_apart_is_written_extractivel
     let (origin, content) = fold(Scripted::new(&[Ok(joined)]));
     assert_eq!((origin, content.as_str()), ("model", joined));
 }
+
+#[test]
+fn a_digest_says_whole_the_sentence_whose_two_pieces_it_keeps() {
+    // The turn's long sentence is cut at its "and" into two pieces
+    // ("…campfire at Lake Tahoe…", "…just enjoy …"); kept one after the
+    // other, they are written as the sentence Melanie said.
+    let said = "We roast marshmallows, tell stories around the campfire at Lake Tahoe and just enjoy \
+each other's company for the whole week in July.";
+    let turn = format!(
+        "Caroline: Hey Mel, long time no chat! Hope all's good with you and the family, it's been ages! \
+What are you up to this summer?\nMelanie: Hey Caroline! So great to hear from you, thanks so much for asking, \
+all good here! Busy busy, as always, but hanging in there! {said} Thanks again for asking, Caroline, \
+it's so nice to catch up with you! Talk soon, take care of yourself, and keep me posted on everything, okay? \
+Hope all goes well!"
+    );
+    let items = ["Melanie: Summer plans with the kids."];
+    let sources = [turn.as_str()];
+    let mut i = input(None, &items, 0);
+    i.sources = &sources;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.contains(said), "{content}");
+            assert!(!content.contains('…'), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
