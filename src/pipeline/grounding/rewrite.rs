@@ -119,7 +119,13 @@ pub fn rewrite_fault(speaker: &str, clause: &str, rewrite: &str) -> Option<Strin
     let all = words(clause);
     let opened = all.iter().take_while(|w| OPENERS.contains(&w.as_str())).count();
     let mut said: Vec<(&str, bool)> = Vec::new();
+    // The verb said right after "I" (adverbs between), whose form after a
+    // name may differ ("I love" → "Caroline loves").
+    let mut after_i: Option<usize> = None;
     for (k, w) in all.iter().enumerate().skip(opened) {
+        if w == "i" {
+            after_i = (k + 1..all.len()).find(|&j| !BETWEEN.contains(&all[j].as_str()));
+        }
         if is_first_person(w) || BE_HAVE.contains(&w.as_str()) {
             continue;
         }
@@ -127,10 +133,14 @@ pub fn rewrite_fault(speaker: &str, clause: &str, rewrite: &str) -> Option<Strin
         let after_be = BE_HAVE.contains(&prev) || matches!(prev, "i'm" | "i've" | "i'd" | "i'll");
         said.push((w.as_str(), after_be));
     }
+    let verb_after_i = after_i.map(|j| all[j].as_str());
+    let as_said = |told: &str, s: &str| {
+        told == s || Some(s) == verb_after_i && third_singular(s).is_some_and(|form| form == told)
+    };
     let mut next = 0;
     let mut added_be: Option<&str> = None;
     for w in &told {
-        if said.get(next).is_some_and(|(s, _)| s == w) {
+        if said.get(next).is_some_and(|(s, _)| as_said(w, s)) {
             if let (Some(be), Some((s, false))) = (added_be, said.get(next)) {
                 return Some(format!("the rewrite says {be:?} before {s:?}, which the clause does not"));
             }
@@ -188,6 +198,58 @@ const SAME_FORM: &[&str] = &[
     "can", "could", "would", "should", "might", "must", "will", "can't", "couldn't", "wouldn't", "shouldn't", "won't",
 ];
 
+/// Verbs whose present and past are written alike ("I read it last
+/// week"): after "I" it cannot be told which was meant, so neither "reads"
+/// nor "read" is written for them.
+#[rustfmt::skip]
+const PRESENT_OR_PAST: &[&str] = &[
+    "read", "put", "cut", "set", "hit", "let", "hurt", "cost", "quit", "shut", "spread", "bet", "split", "fit",
+    "beat", "cast", "burst", "upset", "broadcast", "forecast", "bid", "rid", "thrust", "wed",
+];
+
+/// Words that follow "I" without being its verb ("I too …", "I kinda …"),
+/// or a verb that only marks talk ("I mean, …"). An adverb in "-ly" is
+/// none either ("I usually …"); so "I apply" is not rewritten.
+#[rustfmt::skip]
+const NO_VERB: &[&str] = &[
+    "too", "kinda", "sorta", "wanna", "gotta", "gonna", "sometimes", "now", "then", "here", "there", "so", "and",
+    "but", "or", "mean", "guess", "suppose", "am", "is", "are", "be", "been", "being",
+];
+
+/// The form a verb said after "I" in the present takes after a name: "I
+/// love" → "loves", "I watch" → "watches", "I try" → "tries", "I have" →
+/// "has", "I don't" → "doesn't". None for a word that is no plain verb of
+/// letters, or that is one of [`PRESENT_OR_PAST`].
+pub fn third_singular(verb: &str) -> Option<String> {
+    let special = match verb {
+        "have" => Some("has"),
+        "haven't" => Some("hasn't"),
+        "do" => Some("does"),
+        "don't" => Some("doesn't"),
+        "go" => Some("goes"),
+        _ => None,
+    };
+    if let Some(form) = special {
+        return Some(form.to_string());
+    }
+    if verb.len() < 2
+        || !verb.chars().all(|c| c.is_ascii_lowercase())
+        || PRESENT_OR_PAST.contains(&verb)
+        || NO_VERB.contains(&verb)
+        || verb.ends_with("ly")
+    {
+        return None;
+    }
+    let consonant_y = verb.ends_with('y') && !verb[..verb.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    Some(if consonant_y {
+        format!("{}ies", &verb[..verb.len() - 1])
+    } else if verb.ends_with(['s', 'x', 'z', 'o']) || verb.ends_with("sh") || verb.ends_with("ch") {
+        format!("{verb}es")
+    } else {
+        format!("{verb}s")
+    })
+}
+
 /// Adverbs that may stand between "I" and its verb ("I finally took").
 #[rustfmt::skip]
 const BETWEEN: &[&str] = &[
@@ -215,8 +277,15 @@ pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
     let tokens = &tokens[opened..];
     let mut out: Vec<String> = Vec::new();
     let mut named = 0;
+    // The present verb after "I" and the form it takes after the name.
+    let mut present: Option<(usize, String)> = None;
     for (k, token) in tokens.iter().enumerate() {
         let w = bare(token);
+        if let Some((_, form)) = present.as_ref().filter(|(at, _)| *at == k) {
+            let tail = &token[token.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+            out.push(format!("{form}{tail}"));
+            continue;
+        }
         // "I am" → "<name> is": the name stood for "I" already.
         if w == "am" && k > 0 && bare(tokens[k - 1]) == "i" {
             out.push("is".into());
@@ -238,12 +307,16 @@ pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
         }
         match w.as_str() {
             "i" => {
-                let verb = tokens[k + 1..].iter().map(|t| bare(t)).find(|t| !BETWEEN.contains(&t.as_str()))?;
+                let at = (k + 1..tokens.len()).find(|&j| !BETWEEN.contains(&bare(tokens[j]).as_str()))?;
+                let verb = bare(tokens[at]);
                 let am = tokens.get(k + 1).is_some_and(|t| bare(t) == "am");
                 let past = IRREGULAR_PAST.contains(&verb.as_str())
                     || verb.len() > 3 && verb.ends_with("ed") && !verb.ends_with("eed");
                 if !am && !past && !SAME_FORM.contains(&verb.as_str()) {
-                    return None;
+                    // "I love" → "Caroline loves": the present verb, its
+                    // form after a name, in lower case as it was said.
+                    let form = third_singular(&verb).filter(|_| tokens[at].starts_with(|c: char| c.is_lowercase()))?;
+                    present = Some((at, form));
                 }
                 out.push(format!("{lead}{speaker}"));
             }
@@ -315,6 +388,12 @@ mod tests {
         let why = rewrite_fault("Caroline", their, "Caroline's inclusivity and support really spoke to her.");
         assert!(why.is_some_and(|w| w.contains("their")));
         assert_eq!(rewrite_fault("Caroline", their, "Their inclusivity and support really spoke to Caroline."), None);
+        // Only the verb said after "I" may change its form.
+        assert_eq!(rewrite_fault("Melanie", "I love pottery.", "Melanie loves pottery."), None);
+        let why = rewrite_fault("Melanie", "My kids love pottery.", "Melanie's kids loves pottery.");
+        assert!(why.is_some_and(|w| w.contains("\"loves\"")));
+        let why = rewrite_fault("Melanie", "I want to paint.", "Melanie wants to paints.");
+        assert!(why.is_some_and(|w| w.contains("\"paints\"")));
     }
 
     #[test]
@@ -345,6 +424,15 @@ mod tests {
             ),
             ("Melanie", "I am keen on pottery.", "Melanie is keen on pottery."),
             ("Melanie", "I can't wait for the show.", "Melanie can't wait for the show."),
+            // A verb in the present takes its form after a name.
+            ("Melanie", "I love painting.", "Melanie loves painting."),
+            ("Melanie", "I really think so.", "Melanie really thinks so."),
+            ("Melanie", "Yeah, I play clarinet!", "Melanie plays clarinet!"),
+            ("Jon", "I watch the sunrise every morning.", "Jon watches the sunrise every morning."),
+            ("Gina", "I try to dance daily.", "Gina tries to dance daily."),
+            ("Gina", "I have two studios downtown.", "Gina has two studios downtown."),
+            ("Jon", "I don't eat meat.", "Jon doesn't eat meat."),
+            ("Jon", "I enjoy the ride.", "Jon enjoys the ride."),
         ];
         for (who, said, want) in cases {
             assert_eq!(in_third_person(who, said).as_deref(), Some(want), "{said}");
@@ -353,8 +441,9 @@ mod tests {
         // A verb that would change its form, a word the clause lacks, "we"
         // or "you", the speaker twice, nothing in the first person.
         for said in [
-            "I love painting.",
-            "I really think so.",
+            "I mean, it was fine.",
+            "I usually paint at night.",
+            "I too love it.",
             "I'll be there.",
             "I'd say so.",
             "I really am keen on pottery.",
