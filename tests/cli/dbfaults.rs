@@ -239,9 +239,20 @@ impl Tmpfs {
         Tmpfs { dir: dir.to_path_buf() }
     }
 
+    /// Remounts with `opts`, trying again for up to 5 s while the kernel
+    /// says the mount point is busy: on a loaded machine the files of a
+    /// command that has just exited can still be closing when it is
+    /// waited for (CI saw "mount point is busy" once in many runs).
     fn remount(&self, opts: &str) {
-        let ok = Command::new("mount").args(["-o", &format!("remount,{opts}")]).arg(&self.dir).status().unwrap();
-        assert!(ok.success(), "remount {opts} failed");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let ok = Command::new("mount").args(["-o", &format!("remount,{opts}")]).arg(&self.dir).status().unwrap();
+            if ok.success() {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "remount {opts} failed");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 }
 
