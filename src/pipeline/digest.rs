@@ -984,12 +984,13 @@ fn at_and(clause: &str) -> Vec<String> {
 /// sentence and the tail of another never are. `texts` in the order
 /// written, `sources[i]` those of `texts[i]`.
 pub fn rejoined_pieces(texts: &[&str], sources: &[Vec<&str>]) -> Vec<String> {
+    // Each text written so far with the sources of the pieces it holds.
     let mut out: Vec<(String, Vec<&str>)> = Vec::new();
     for (text, from) in texts.iter().zip(sources) {
         if let Some((last, seen)) = out.last_mut() {
-            seen.extend(from.iter().copied());
-            if let Some(joined) = joined_piece(last, text, seen) {
-                *last = joined;
+            let both: Vec<&str> = seen.iter().chain(from).copied().collect();
+            if let Some(joined) = joined_piece(last, text, &both) {
+                (*last, *seen) = (joined, both);
                 continue;
             }
         }
@@ -1002,12 +1003,7 @@ pub fn rejoined_pieces(texts: &[&str], sources: &[Vec<&str>]) -> Vec<String> {
 /// ([`rejoined_pieces`]) and a source says them joined by " and " (", and",
 /// "; and"); both under the same speaker, or neither labelled.
 fn joined_piece(head: &str, tail: &str, sources: &[&str]) -> Option<String> {
-    let split = |t: &str| -> (Option<String>, String) {
-        match named_speaker(t) {
-            Some((who, rest)) => (Some(who.to_string()), rest.trim_start().to_string()),
-            None => (None, t.to_string()),
-        }
-    };
+    let split = |t| named_speaker(t).map_or((None, t), |(who, rest)| (Some(who), rest.trim_start()));
     let ((who, head), (tail_who, tail)) = (split(head), split(tail));
     let head = head.strip_suffix('…')?;
     let tail = tail.strip_prefix('…')?;
@@ -1022,7 +1018,10 @@ fn joined_piece(head: &str, tail: &str, sources: &[&str]) -> Option<String> {
         })
         .next()?;
     let whole = format!("{head}{joiner}{tail}");
-    Some(who.map_or(whole.clone(), |who| format!("{who}: {whole}")))
+    Some(match who {
+        Some(who) => format!("{who}: {whole}"),
+        None => whole,
+    })
 }
 
 /// Words that open a statement as its subject: "… and it was so

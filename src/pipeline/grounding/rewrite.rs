@@ -119,12 +119,12 @@ pub fn rewrite_fault(speaker: &str, clause: &str, rewrite: &str) -> Option<Strin
     let all = words(clause);
     let opened = all.iter().take_while(|w| OPENERS.contains(&w.as_str())).count();
     let mut said: Vec<(&str, bool)> = Vec::new();
-    // The verb said right after "I" (adverbs between), whose form after a
+    // The verbs said right after "I" (adverbs between), whose form after a
     // name may differ ("I love" → "Caroline loves").
-    let mut after_i: Option<usize> = None;
+    let mut after_i: Vec<usize> = Vec::new();
     for (k, w) in all.iter().enumerate().skip(opened) {
         if w == "i" {
-            after_i = (k + 1..all.len()).find(|&j| !BETWEEN.contains(&all[j].as_str()));
+            after_i.extend((k + 1..all.len()).find(|&j| !BETWEEN.contains(&all[j].as_str())));
         }
         if is_first_person(w) || BE_HAVE.contains(&w.as_str()) {
             continue;
@@ -133,9 +133,9 @@ pub fn rewrite_fault(speaker: &str, clause: &str, rewrite: &str) -> Option<Strin
         let after_be = BE_HAVE.contains(&prev) || matches!(prev, "i'm" | "i've" | "i'd" | "i'll");
         said.push((w.as_str(), after_be));
     }
-    let verb_after_i = after_i.map(|j| all[j].as_str());
+    let verbs_after_i: Vec<&str> = after_i.iter().map(|&j| all[j].as_str()).collect();
     let as_said = |told: &str, s: &str| {
-        told == s || Some(s) == verb_after_i && third_singular(s).is_some_and(|form| form == told)
+        told == s || verbs_after_i.contains(&s) && third_singular(s).is_some_and(|form| form == told)
     };
     let mut next = 0;
     let mut added_be: Option<&str> = None;
@@ -219,7 +219,8 @@ const NO_VERB: &[&str] = &[
 /// The form a verb said after "I" in the present takes after a name: "I
 /// love" → "loves", "I watch" → "watches", "I try" → "tries", "I have" →
 /// "has", "I don't" → "doesn't". None for a word that is no plain verb of
-/// letters, or that is one of [`PRESENT_OR_PAST`].
+/// letters, one of [`PRESENT_OR_PAST`] or [`NO_VERB`], or an adverb in
+/// "-ly".
 pub fn third_singular(verb: &str) -> Option<String> {
     let special = match verb {
         "have" => Some("has"),
@@ -262,9 +263,11 @@ const BETWEEN: &[&str] = &[
 /// first person singular becomes the speaker ("I went" → "Caroline went",
 /// "I'm thrilled" → "Caroline is thrilled", "I've been" → "Caroline has
 /// been", "my kids" → "Caroline's kids", "made me feel" → "made Caroline
-/// feel"), a clause's opening "Yeah," or "Wow," left out. None where a
-/// verb would have to change its form ("I love" is not "Caroline love"),
-/// where "I'd" or "I'll" would need a word the clause does not say, where
+/// feel"), a verb in the present given its form after a name ("I love" →
+/// "Caroline loves", [`third_singular`]), a clause's opening "Yeah," or
+/// "Wow," left out. None where that form cannot be told ("I read it":
+/// present or past), where "I'd" or "I'll" would need a word the clause
+/// does not say, where
 /// the speaker would be named twice ("Caroline took Caroline's kids"),
 /// and wherever the result fails [`rewrite_fault`].
 pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
@@ -394,6 +397,9 @@ mod tests {
         assert!(why.is_some_and(|w| w.contains("\"loves\"")));
         let why = rewrite_fault("Melanie", "I want to paint.", "Melanie wants to paints.");
         assert!(why.is_some_and(|w| w.contains("\"paints\"")));
+        // Each "I" of the clause: both its verbs.
+        let two = "I love pottery and I play clarinet.";
+        assert_eq!(rewrite_fault("Melanie", two, "Melanie loves pottery and she plays clarinet."), None);
     }
 
     #[test]
