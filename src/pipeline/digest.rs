@@ -604,6 +604,74 @@ pub fn named_speaker(line: &str) -> Option<(&str, &str)> {
     })
 }
 
+/// Who said a clause of a transcript whose lines name no speaker (an
+/// agent's session, the demo), as a summary names them: "the user" or "the
+/// assistant". A clause of a note ([`clauses`]) is the user's where it
+/// stands in the request of "request — answer", the assistant's where it
+/// stands in the answer; a clause of a turn ([`turn_clauses`]; `turn` is
+/// the user's text, a line break, then the assistant's) is the user's in
+/// the turn's first line and the assistant's in its last. None where that
+/// cannot be told: a labelled note or turn ("Caroline: …", told by its
+/// label), a note without its dash, a line between the first and the last
+/// (either side's text may run over lines), or a clause found in neither.
+pub fn unlabelled_speaker(clause: &str, note: &str, turn: &str, of_turn: bool) -> Option<&'static str> {
+    const SIDES: [&str; 2] = ["the user", "the assistant"];
+    let core = clause.trim_matches(|c: char| c == '…' || c.is_whitespace()).trim_end_matches(['.', '!', '?', ';']);
+    // The clause may have gained a capital as a sentence's start.
+    let found = |text: &str| {
+        let mut lower = core.chars();
+        let first = lower.next().map(|c| c.to_lowercase().chain(lower).collect::<String>());
+        !core.is_empty() && (text.contains(core) || first.is_some_and(|l| text.contains(&l)))
+    };
+    if named_speaker(clause).is_some() {
+        return None;
+    }
+    if of_turn {
+        let lines: Vec<&str> = turn.lines().filter(|l| !l.trim().is_empty()).collect();
+        if lines.len() < 2 || lines.iter().any(|l| named_speaker(l).is_some()) {
+            return None;
+        }
+        let (first, last) = (lines[0], lines[lines.len() - 1]);
+        return match (found(first), found(last)) {
+            (true, false) => Some(SIDES[0]),
+            (false, true) => Some(SIDES[1]),
+            _ => None,
+        };
+    }
+    let halves: Vec<&str> = note.split(" — ").collect();
+    if halves.len() != 2 || halves.iter().any(|h| named_speaker(h).is_some()) {
+        return None;
+    }
+    match (found(halves[0]), found(halves[1])) {
+        (true, false) => Some(SIDES[0]),
+        (false, true) => Some(SIDES[1]),
+        _ => None,
+    }
+}
+
+/// Words an answer may open with before a colon that only answer the
+/// question asked ("Two: …", "Yes: …", "None: …"): counts and yes or no.
+#[rustfmt::skip]
+const ANSWER_LEADS: &[&str] = &[
+    "yes", "no", "yep", "nope", "none", "both", "neither", "one", "two", "three", "four", "five", "six", "seven",
+    "eight", "nine", "ten",
+];
+
+/// `sentence` without the lead before its colon that only answers a
+/// question ([`ANSWER_LEADS`], a number: "Two: billing/invoices.py opens
+/// SMTP_SSL on port 465."), where what follows has words of its own; its
+/// first word keeps its case (it may be a file or a command). None where
+/// the sentence has no such lead. Said after its question, "Two" counts
+/// what was asked about; without it, it counts nothing.
+pub fn without_answer_lead(sentence: &str) -> Option<String> {
+    let (lead, rest) = sentence.split_once(": ")?;
+    let ws = words(lead);
+    let answers = |w: &String| ANSWER_LEADS.contains(&w.as_str()) || w.chars().all(|c| c.is_ascii_digit());
+    let leads = !ws.is_empty() && ws.len() <= 2 && ws.iter().all(answers) && !lead.contains(['.', '!', '?']);
+    let rest = rest.trim_start();
+    (leads && crate::pipeline::grounding::content_stems(rest).len() >= 2).then(|| rest.to_string())
+}
+
 /// A text with its first letter upper case (a clause that now starts a
 /// sentence), unless its first word is written as code is ("ci.yml now
 /// restores …"): a file named `Ci.yml` is another file, so an identifier
@@ -758,6 +826,15 @@ pub fn share_budget(items: &[&str], budget: usize) -> Vec<String> {
     items.iter().map(|i| clip_words(i, share)).collect()
 }
 
+/// Verbs that report who said what after "The user" or "The assistant":
+/// a note's frame ("The user asked …", "The assistant explained …").
+#[rustfmt::skip]
+const REPORTS: &[&str] = &[
+    "asked", "asks", "wanted", "wants", "said", "says", "shared", "shares", "explained", "explains", "suggested",
+    "suggests", "recommended", "mentioned", "described", "discussed", "talked", "told", "expressed", "answered",
+    "replied", "noted", "added", "also", "is", "was",
+];
+
 /// A topic line from a model's reply: its first line without the label,
 /// quotes or markup a model wraps a title in; 2 to [`TOPIC_MAX_WORDS`]
 /// words of its first clause, telling rather than asking. Every word is
@@ -820,34 +897,6 @@ pub fn topic_of(reply: &str) -> Result<String, String> {
     // Nor does "The user asked how to have fun with Caroline": a report of
     // who said what is a note's form, and SmolLM2's were mostly false.
     let ws = words(&t);
-    const REPORTS: &[&str] = &[
-        "asked",
-        "asks",
-        "wanted",
-        "wants",
-        "said",
-        "says",
-        "shared",
-        "shares",
-        "explained",
-        "explains",
-        "suggested",
-        "suggests",
-        "recommended",
-        "mentioned",
-        "described",
-        "discussed",
-        "talked",
-        "told",
-        "expressed",
-        "answered",
-        "replied",
-        "noted",
-        "added",
-        "also",
-        "is",
-        "was",
-    ];
     if ws.len() > 2
         && ws[0] == "the"
         && matches!(ws[1].as_str(), "user" | "assistant")
@@ -1191,9 +1240,12 @@ pub fn with_speakers(sentences: &[&str]) -> Vec<String> {
 /// spoke, not what was said.
 fn frame_words(clause: &str) -> usize {
     let ws: Vec<&str> = clause.split_whitespace().collect();
+    // "The assistant set EMAIL_PORT …" tells what the assistant did: its
+    // verb is no frame to leave out the next time.
     let is_frame = ws.len() > 5
         && ws[0].eq_ignore_ascii_case("the")
-        && ["user", "assistant"].contains(&ws[1].to_lowercase().as_str());
+        && ["user", "assistant"].contains(&ws[1].to_lowercase().as_str())
+        && REPORTS.contains(&ws[2].to_lowercase().as_str());
     if !is_frame {
         return 0;
     }
@@ -1403,6 +1455,58 @@ mod tests {
         ] {
             assert!(!is_filler(real), "{real}");
         }
+    }
+
+    #[test]
+    fn an_answer_s_lead_is_what_only_answers_the_question() {
+        let two = "Two: billing/invoices.py opens SMTP_SSL on port 465.";
+        assert_eq!(without_answer_lead(two).as_deref(), Some("billing/invoices.py opens SMTP_SSL on port 465."));
+        assert_eq!(
+            without_answer_lead("Yes: the cron job runs at 2 am.").as_deref(),
+            Some("the cron job runs at 2 am.")
+        );
+        assert_eq!(
+            without_answer_lead("3: the retries stop after three tries.").as_deref(),
+            Some("the retries stop after three tries.")
+        );
+        // Not a lead that says something, a label, nothing after it.
+        for kept in [
+            "Port 587: STARTTLS applies everywhere.",
+            "Caroline: I went to a support group.",
+            "Note: restic always encrypts.",
+            "Two: yes.",
+            "Restic always encrypts.",
+        ] {
+            assert_eq!(without_answer_lead(kept), None, "{kept}");
+        }
+    }
+
+    #[test]
+    fn a_clause_without_a_label_is_the_side_whose_words_it_is() {
+        let note = "My sourdough bread comes out dense — Feed the starter until it doubles in 4-6 hours.";
+        let turn = "Different question: my sourdough bread comes out dense. Why?\nFeed the starter until it doubles.";
+        let user = Some("the user");
+        let assistant = Some("the assistant");
+        // A note's request is the user's, its answer the assistant's.
+        assert_eq!(unlabelled_speaker("My sourdough bread comes out dense.", note, turn, false), user);
+        assert_eq!(unlabelled_speaker("Feed the starter until it doubles in 4-6 hours.", note, turn, false), assistant);
+        // A turn's first line is the user's (a capital gained at a
+        // sentence's start aside), its last the assistant's.
+        assert_eq!(unlabelled_speaker("My sourdough bread comes out dense.", note, turn, true), user);
+        assert_eq!(unlabelled_speaker("Feed the starter…", note, turn, true), assistant);
+        // Not where it cannot be told: a line between, a note without its
+        // dash, labelled speakers, words in neither or in both.
+        let long = "Fix the login test.\nIt fails one run in five.\nI waited for /api/session first.";
+        assert_eq!(unlabelled_speaker("It fails one run in five.", note, long, true), None);
+        assert_eq!(unlabelled_speaker("I waited for /api/session first.", note, long, true), assistant);
+        let prose = "The user asked why the bread is dense; the assistant explained the starter.";
+        assert_eq!(unlabelled_speaker("The assistant explained the starter.", prose, turn, false), None);
+        let chat = "Caroline: I went to a support group — Melanie: I painted a lake.";
+        assert_eq!(unlabelled_speaker("I painted a lake.", chat, "Caroline: I went to a support group", false), None);
+        assert_eq!(unlabelled_speaker("Caroline: I went to a support group.", chat, chat, false), None);
+        assert_eq!(unlabelled_speaker("Bake it at 250 C.", note, turn, false), None);
+        let both = "The test passes — The test passes.";
+        assert_eq!(unlabelled_speaker("The test passes.", both, turn, false), None);
     }
 
     #[test]
@@ -1990,6 +2094,12 @@ Melanie: I play clarinet. We practise on Sundays.";
                 "Bake at 250 C.",
             ]
         );
+        // What the assistant did is no frame: its verb stays.
+        let did = [
+            "The assistant set EMAIL_PORT = 587 in settings.py.",
+            "The assistant set EMAIL_USE_TLS = True in settings.py.",
+        ];
+        assert_eq!(without_repeated_frames(&did), did);
     }
 
     #[test]

@@ -425,7 +425,22 @@ fn digest_segment(
     };
     let mut rewritten: Vec<Option<(String, bool)>> = vec![None; kept.len()];
     for (i, &k) in kept.iter().enumerate() {
-        let Some((who, said)) = digest::named_speaker(&units[k].0).filter(|_| !by_model(k) && alone(i)) else {
+        if by_model(k) {
+            continue;
+        }
+        // A transcript without names (an agent's session): "My sourdough
+        // bread comes out dense." is the user's, "I set EMAIL_PORT …" the
+        // assistant's, told as theirs where the side can be told; the
+        // user's "Commit it …" as what they asked for.
+        let (note, turn) = (notes[units[k].1].0, notes[units[k].1].1);
+        if let Some(who) = digest::unlabelled_speaker(&units[k].0, note, turn, units[k].2) {
+            let user = who == "the user";
+            let told = grounding::in_third_person(who, &units[k].0)
+                .or_else(|| grounding::as_request(who, &units[k].0).filter(|_| user));
+            rewritten[i] = told.map(|text| (text, false));
+            continue;
+        }
+        let Some((who, said)) = digest::named_speaker(&units[k].0).filter(|_| alone(i)) else {
             continue;
         };
         if let Some(text) = grounding::in_third_person(who, said) {
@@ -522,7 +537,16 @@ fn digest_project(
         let mut kept = vec![first];
         kept.extend(digest::select_named(&candidates, left, &said).into_iter().map(|k| middle[k]));
         kept.extend(ends.get(1));
-        let chosen: Vec<String> = kept.iter().map(|&k| sentences[k].clone()).collect();
+        // An answer kept without the question before it loses what only
+        // answered that ("Two: billing/invoices.py opens …").
+        let asked = |k: usize| k > 0 && refs[k - 1].trim_end().ends_with('?') && !kept.contains(&(k - 1));
+        let chosen: Vec<String> = kept
+            .iter()
+            .map(|&k| match digest::without_answer_lead(&sentences[k]).filter(|_| asked(k)) {
+                Some(rest) => rest,
+                None => sentences[k].clone(),
+            })
+            .collect();
         let part = digest::fit_sentences(&digest::without_repeated_speakers(&chosen), share);
         room = room.saturating_sub(digest::word_count(&part));
         all_model &= *by_model;

@@ -1390,3 +1390,55 @@ Hope all goes well!"
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_digest_of_a_transcript_without_names_tells_each_side_in_the_third_person() {
+    // An agent's session names no speaker: the user's "my …" and the
+    // assistant's "I set …" are told as theirs, not in their voices, and
+    // the user's "Commit it …" as what they asked for.
+    let items = [
+        "My sourdough bread comes out dense — Feed the starter until it doubles in 4-6 hours.",
+        "Password reset emails from the shop never arrive — I set EMAIL_PORT = 587 in shopfront/settings.py \
+and kept EMAIL_USE_TLS = True.",
+        "Commit it with a message that explains the port — Committed as 9c2d1e0.",
+    ];
+    let turns = [
+        "My sourdough bread comes out dense. Why?\nFeed the starter until it doubles in 4-6 hours.",
+        "Password reset emails from the shop never arrive.\nI set EMAIL_PORT = 587 in shopfront/settings.py \
+and kept EMAIL_USE_TLS = True.",
+        "Commit it with a message that explains the port.\nCommitted as 9c2d1e0.",
+    ];
+    let mut i = input(None, &items, 0);
+    i.sources = &turns;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.contains("The user's sourdough bread comes out dense."), "{content}");
+            assert!(content.contains("The assistant set EMAIL_PORT = 587 in shopfront/settings.py"), "{content}");
+            // The user's request, not an instruction to whoever reads it.
+            assert!(content.contains("The user asked to commit it with a message"), "{content}");
+            let first_person = ["My ", "I set", " my "];
+            assert!(first_person.iter().all(|w| !content.contains(w)), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_project_digest_keeps_no_answer_s_lead_whose_question_it_leaves_out() {
+    // A project summary keeps no question between a segment's ends; the
+    // answer kept without it loses the "Two:" that answered it.
+    let mail = "Password reset emails from the shop never arrive. EMAIL_PORT = 587 is set in shopfront/settings.py. \
+Are there other places that open SMTP connections themselves? Two: billing/invoices.py opens SMTP_SSL on port 465. \
+Both now send through django.core.mail.send_mail with the EMAIL_* settings. Committed as 9c2d1e0.";
+    let items = [mail, L3_BACKUPS_LONG];
+    let mut i = input(None, &items, 0);
+    i.scope = Scope::Project;
+    match decide(None, &digest_opts(), &i).unwrap() {
+        Decision::Start { content, .. } => {
+            assert!(content.contains(" billing/invoices.py opens SMTP_SSL on port 465."), "{content}");
+            assert!(!content.contains("Two:"), "{content}");
+            assert!(!content.contains("other places"), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

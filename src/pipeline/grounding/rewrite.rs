@@ -269,9 +269,15 @@ const BETWEEN: &[&str] = &[
 /// present or past), where "I'd" or "I'll" would need a word the clause
 /// does not say, where
 /// the speaker would be named twice ("Caroline took Caroline's kids"),
-/// and wherever the result fails [`rewrite_fault`].
+/// in a question ("How do I check …?"), and wherever the result fails
+/// [`rewrite_fault`]. A verb whose present and past are alike is past
+/// where a past verb is joined to it ("I set X and kept Y" → "the
+/// assistant set X and kept Y"). `speaker` may be a name or a side ("the
+/// user"), which a sentence's start capitalises.
 pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
-    if !speaks_for_itself(clause) {
+    // A question's "I" follows its verb ("How do I check …?"), which a
+    // name after it would leave in the wrong form.
+    if !speaks_for_itself(clause) || clause.trim_end().ends_with('?') {
         return None;
     }
     let bare = |t: &str| t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase().replace('’', "'");
@@ -313,8 +319,14 @@ pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
                 let at = (k + 1..tokens.len()).find(|&j| !BETWEEN.contains(&bare(tokens[j]).as_str()))?;
                 let verb = bare(tokens[at]);
                 let am = tokens.get(k + 1).is_some_and(|t| bare(t) == "am");
-                let past = IRREGULAR_PAST.contains(&verb.as_str())
-                    || verb.len() > 3 && verb.ends_with("ed") && !verb.ends_with("eed");
+                let is_past =
+                    |v: &str| IRREGULAR_PAST.contains(&v) || v.len() > 3 && v.ends_with("ed") && !v.ends_with("eed");
+                // "I set EMAIL_PORT … and kept EMAIL_USE_TLS …": a verb
+                // whose present and past are alike is past beside the past
+                // verb joined to it.
+                let joined_past = PRESENT_OR_PAST.contains(&verb.as_str())
+                    && tokens[at + 1..].windows(2).any(|p| bare(p[0]) == "and" && is_past(&bare(p[1])));
+                let past = is_past(&verb) || joined_past;
                 if !am && !past && !SAME_FORM.contains(&verb.as_str()) {
                     // "I love" → "Caroline loves": the present verb, its
                     // form after a name, in lower case as it was said.
@@ -335,6 +347,57 @@ pub fn in_third_person(speaker: &str, clause: &str) -> Option<String> {
         text.push('.');
     }
     rewrite_fault(speaker, clause, &text).is_none().then_some(text)
+}
+
+/// Verbs a request to an assistant opens with ("Commit it …", "Add the
+/// fallback …").
+#[rustfmt::skip]
+const REQUEST_VERBS: &[&str] = &[
+    "add", "fix", "commit", "run", "remove", "update", "rename", "write", "make", "create", "delete", "use", "pin",
+    "move", "change", "refactor", "implement", "test", "check", "try", "show", "explain", "push", "revert",
+    "install", "deploy", "build", "merge", "open", "debug", "find", "replace", "split", "clean", "bump", "list",
+    "print", "convert", "format", "document", "migrate", "upgrade", "enable", "disable", "configure", "generate",
+    "review", "drop", "keep", "send", "restore", "rewrite", "retry", "skip", "stop", "start", "restart", "compare",
+    "summarize", "summarise", "translate", "tell", "give", "help", "set", "do", "undo", "squash", "rebase", "tag",
+    "release", "publish", "measure", "benchmark", "profile", "port", "wire", "hook", "cache", "lock", "sort",
+];
+
+/// Words that may follow a request's verb as what it acts on ("Commit
+/// it", "Add the fallback", "Clean up"): a noun after the first word
+/// ("Test coverage dropped.") makes that word no verb.
+#[rustfmt::skip]
+const OBJECT_OPENERS: &[&str] = &[
+    "it", "the", "a", "an", "this", "that", "these", "those", "all", "my", "our", "them", "me", "us", "up", "out",
+    "everything", "both", "each", "every", "its", "their", "some", "any", "in", "on", "off", "back", "away",
+];
+
+/// What `speaker` asked for in `clause` when it is a request that opens
+/// with its verb ("Commit it with a message that explains the race."):
+/// "The user asked to commit it with a message that explains the race.",
+/// so that a memory read at the start of a session is not taken for an
+/// instruction to its reader. None for anything else: a statement, a
+/// question, a first word that is not one of [`REQUEST_VERBS`] followed by
+/// what it acts on ([`OBJECT_OPENERS`]) or by a path or identifier.
+pub fn as_request(speaker: &str, clause: &str) -> Option<String> {
+    let clause = clause.trim();
+    if clause.ends_with('?') || clause.starts_with('…') {
+        return None;
+    }
+    let mut tokens = clause.split_whitespace();
+    let (verb, next) = (tokens.next()?, tokens.next()?);
+    let verb_bare = verb.to_lowercase();
+    let next_bare = next.trim_end_matches([',', '.', ';', ':']).to_lowercase();
+    let acts_on = OBJECT_OPENERS.contains(&next_bare.as_str())
+        || next.contains(['/', '_', '.', '`']) && next.trim_end_matches(['.', ',']).len() > 1;
+    if !REQUEST_VERBS.contains(&verb_bare.as_str()) || !acts_on || !verb.chars().all(|c| c.is_alphabetic()) {
+        return None;
+    }
+    let rest = &clause[verb.len()..];
+    let mut text = crate::text::capitalized(&format!("{speaker} asked to {verb_bare}{rest}"));
+    if !text.ends_with(['.', '!']) {
+        text.push('.');
+    }
+    Some(text)
 }
 
 #[cfg(test)]
@@ -439,6 +502,14 @@ mod tests {
             ("Gina", "I have two studios downtown.", "Gina has two studios downtown."),
             ("Jon", "I don't eat meat.", "Jon doesn't eat meat."),
             ("Jon", "I enjoy the ride.", "Jon enjoys the ride."),
+            // A side of a transcript without names, and a verb whose
+            // present and past are alike, past beside the past joined to it.
+            ("the user", "My sourdough bread comes out dense.", "The user's sourdough bread comes out dense."),
+            (
+                "the assistant",
+                "I set EMAIL_PORT = 587 in settings.py and kept EMAIL_USE_TLS = True.",
+                "The assistant set EMAIL_PORT = 587 in settings.py and kept EMAIL_USE_TLS = True.",
+            ),
         ];
         for (who, said, want) in cases {
             assert_eq!(in_third_person(who, said).as_deref(), Some(want), "{said}");
@@ -454,12 +525,43 @@ mod tests {
             "I'd say so.",
             "I really am keen on pottery.",
             "I read it last week.",
+            "I set the alarm and it rang.",
+            "How do I check that the backups can be restored?",
             "We went camping.",
             "I told you so.",
             "I took my kids there.",
             "The colors are great.",
         ] {
             assert_eq!(in_third_person("Melanie", said), None, "{said}");
+        }
+    }
+
+    #[test]
+    fn a_request_that_opens_with_its_verb_is_told_as_asked() {
+        let cases = [
+            (
+                "Commit it with a message that explains the race.",
+                "The user asked to commit it with a message that explains the race.",
+            ),
+            (
+                "Add the fallback and pin the Python version too.",
+                "The user asked to add the fallback and pin the Python version too.",
+            ),
+            ("Clean up the old snapshots", "The user asked to clean up the old snapshots."),
+            ("Run ci/test.sh with --verbose.", "The user asked to run ci/test.sh with --verbose."),
+        ];
+        for (said, want) in cases {
+            assert_eq!(as_request("the user", said).as_deref(), Some(want), "{said}");
+        }
+        for said in [
+            "Test coverage dropped to 80%.",
+            "Password reset emails from the shop never arrive.",
+            "How do I check that the backups can be restored?",
+            "Build times doubled since Monday.",
+            "Fix.",
+            "…commit it now.",
+        ] {
+            assert_eq!(as_request("the user", said), None, "{said}");
         }
     }
 
