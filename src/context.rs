@@ -167,7 +167,10 @@ fn unsaid(held: &[&str], text: &str) -> Option<String> {
     let sentences = crate::pipeline::tidy::sentences(text);
     // A sentence kept without the one before it keeps its speaker's label.
     for (s, labelled) in sentences.iter().zip(with_speakers(&sentences)) {
-        if !already_said(&seen, s) {
+        // The project summary may keep an answer without its question's
+        // "Two:" (digest::without_answer_lead): said all the same.
+        let said = crate::pipeline::digest::without_answer_lead(s);
+        if !already_said(&seen, s) && !said.is_some_and(|rest| already_said(&seen, &rest)) {
             kept.push(labelled);
             seen.push(s);
         }
@@ -662,6 +665,21 @@ mod tests {
         assert!(long.starts_with(kept) && long[kept.len()..].starts_with(' '), "cut inside a word: {l4}");
         assert!(!b.segments.is_empty(), "{b:?}");
         assert!(b.tokens <= 200, "{}", b.tokens);
+    }
+
+    #[test]
+    fn an_answer_the_project_summary_keeps_without_its_lead_is_not_said_again() {
+        let l4 = "Both now send through send_mail. billing/invoices.py opens SMTP_SSL on port 465.";
+        let segment = "Are there other places that open SMTP connections themselves? \
+Two: billing/invoices.py opens SMTP_SSL on port 465. The test suite passes (212 tests).";
+        let new = unsaid(&[l4], segment).unwrap();
+        assert_eq!(
+            new,
+            "Are there other places that open SMTP connections themselves? The test suite passes (212 tests)."
+        );
+        // A lead that says something is no answer's lead: its sentence is new.
+        let new = unsaid(&[l4], "Newsletter: billing/invoices.py opens SMTP_SSL on port 465.").unwrap();
+        assert!(new.starts_with("Newsletter:"), "{new}");
     }
 
     #[test]
