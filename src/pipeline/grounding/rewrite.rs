@@ -375,14 +375,20 @@ const OBJECT_OPENERS: &[&str] = &[
 /// with its verb ("Commit it with a message that explains the race."):
 /// "The user asked to commit it with a message that explains the race.",
 /// so that a memory read at the start of a session is not taken for an
-/// instruction to its reader. None for anything else: a statement, a
-/// question, a first word that is not one of [`REQUEST_VERBS`] followed by
-/// what it acts on ([`OBJECT_OPENERS`]) or by a path or identifier.
+/// instruction to its reader; a "Please" before it is left out. None for
+/// anything else: a statement, a question, a first word that is not one
+/// of [`REQUEST_VERBS`] followed by what it acts on ([`OBJECT_OPENERS`])
+/// or by a path or identifier.
 pub fn as_request(speaker: &str, clause: &str) -> Option<String> {
     let clause = clause.trim();
     if clause.ends_with('?') || clause.starts_with('…') {
         return None;
     }
+    // "Please commit it": the request is what follows.
+    let clause = match clause.split_once(' ') {
+        Some((please, rest)) if please.trim_end_matches(',').eq_ignore_ascii_case("please") => rest.trim_start(),
+        _ => clause,
+    };
     let mut tokens = clause.split_whitespace();
     let (verb, next) = (tokens.next()?, tokens.next()?);
     let verb_bare = verb.to_lowercase();
@@ -548,6 +554,7 @@ mod tests {
                 "The user asked to add the fallback and pin the Python version too.",
             ),
             ("Clean up the old snapshots", "The user asked to clean up the old snapshots."),
+            ("Please, pin the Rust toolchain to 1.95.", "The user asked to pin the Rust toolchain to 1.95."),
             ("Run ci/test.sh with --verbose.", "The user asked to run ci/test.sh with --verbose."),
         ];
         for (said, want) in cases {
