@@ -613,7 +613,8 @@ pub fn named_speaker(line: &str) -> Option<(&str, &str)> {
 /// the turn's first line and the assistant's in its last. None where that
 /// cannot be told: a labelled note or turn ("Caroline: …", told by its
 /// label), a note without its dash, a line between the first and the last
-/// (either side's text may run over lines), or a clause found in neither.
+/// (either side's text may run over lines), a turn with one side empty,
+/// or a clause found in neither.
 pub fn unlabelled_speaker(clause: &str, note: &str, turn: &str, of_turn: bool) -> Option<&'static str> {
     const SIDES: [&str; 2] = ["the user", "the assistant"];
     let core = clause.trim_matches(|c: char| c == '…' || c.is_whitespace()).trim_end_matches(['.', '!', '?', ';']);
@@ -627,8 +628,11 @@ pub fn unlabelled_speaker(clause: &str, note: &str, turn: &str, of_turn: bool) -
         return None;
     }
     if of_turn {
+        // A side left empty leaves its line break at the turn's start or
+        // end: the line there is then the other side's.
+        let empty_side = turn.starts_with('\n') || turn.ends_with('\n');
         let lines: Vec<&str> = turn.lines().filter(|l| !l.trim().is_empty()).collect();
-        if lines.len() < 2 || lines.iter().any(|l| named_speaker(l).is_some()) {
+        if empty_side || lines.len() < 2 || lines.iter().any(|l| named_speaker(l).is_some()) {
             return None;
         }
         let (first, last) = (lines[0], lines[lines.len() - 1]);
@@ -1496,6 +1500,12 @@ mod tests {
         assert_eq!(unlabelled_speaker("Feed the starter…", note, turn, true), assistant);
         // Not where it cannot be told: a line between, a note without its
         // dash, labelled speakers, words in neither or in both.
+        // A side left empty: the turn's last line is the user's, its first
+        // the assistant's.
+        let unanswered = "Fix the login test.\nI tried restarting nginx.\n";
+        assert_eq!(unlabelled_speaker("I tried restarting nginx.", note, unanswered, true), None);
+        let unasked = "\nI restarted nginx.\nThe login test passes.";
+        assert_eq!(unlabelled_speaker("I restarted nginx.", note, unasked, true), None);
         let long = "Fix the login test.\nIt fails one run in five.\nI waited for /api/session first.";
         assert_eq!(unlabelled_speaker("It fails one run in five.", note, long, true), None);
         assert_eq!(unlabelled_speaker("I waited for /api/session first.", note, long, true), assistant);
