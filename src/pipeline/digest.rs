@@ -616,7 +616,6 @@ pub fn named_speaker(line: &str) -> Option<(&str, &str)> {
 /// (either side's text may run over lines), a turn with one side empty,
 /// or a clause found in neither.
 pub fn unlabelled_speaker(clause: &str, note: &str, turn: &str, of_turn: bool) -> Option<&'static str> {
-    const SIDES: [&str; 2] = ["the user", "the assistant"];
     let core = clause.trim_matches(|c: char| c == '…' || c.is_whitespace()).trim_end_matches(['.', '!', '?', ';']);
     // The clause may have gained a capital as a sentence's start.
     let found = |text: &str| {
@@ -627,7 +626,9 @@ pub fn unlabelled_speaker(clause: &str, note: &str, turn: &str, of_turn: bool) -
     if named_speaker(clause).is_some() {
         return None;
     }
-    if of_turn {
+    // The user's words and the assistant's, where each side's place can
+    // be told.
+    let (user, assistant) = if of_turn {
         // A side left empty leaves its line break at the turn's start or
         // end: the line there is then the other side's.
         let empty_side = turn.starts_with('\n') || turn.ends_with('\n');
@@ -635,20 +636,20 @@ pub fn unlabelled_speaker(clause: &str, note: &str, turn: &str, of_turn: bool) -
         if empty_side || lines.len() < 2 || lines.iter().any(|l| named_speaker(l).is_some()) {
             return None;
         }
-        let (first, last) = (lines[0], lines[lines.len() - 1]);
-        return match (found(first), found(last)) {
-            (true, false) => Some(SIDES[0]),
-            (false, true) => Some(SIDES[1]),
-            _ => None,
-        };
-    }
-    let halves: Vec<&str> = note.split(" — ").collect();
-    if halves.len() != 2 || halves.iter().any(|h| named_speaker(h).is_some()) {
-        return None;
-    }
-    match (found(halves[0]), found(halves[1])) {
-        (true, false) => Some(SIDES[0]),
-        (false, true) => Some(SIDES[1]),
+        (lines[0], lines[lines.len() - 1])
+    } else {
+        match note.split_once(" — ") {
+            Some((ask, answer))
+                if !answer.contains(" — ") && named_speaker(ask).or(named_speaker(answer)).is_none() =>
+            {
+                (ask, answer)
+            }
+            _ => return None,
+        }
+    };
+    match (found(user), found(assistant)) {
+        (true, false) => Some("the user"),
+        (false, true) => Some("the assistant"),
         _ => None,
     }
 }
