@@ -197,16 +197,18 @@ pub fn says_nothing(text: &str) -> bool {
 /// semicolon or a dash ("So much has happened since we last spoke - I went
 /// to a conference two days ago …" → "I went to a conference two days ago
 /// …"), when what follows has words of its own; a speaker's label stays in
-/// front. Otherwise `text` as it is. Not at a colon: what follows one is
-/// written as its writer meant it, and its first word may be a command
-/// whose case a capital would change ("Good: sendtestemail now …").
+/// front. Otherwise `text` as it is. At a colon only an acknowledgement
+/// ([`is_filler`]: "Good: sendtestemail now reports 1 message sent.", not
+/// the "Yes" or "No" that answers), and
+/// what follows keeps its case unless its first word is a stop word: a word
+/// after a colon may be a command, and `Sendtestemail` is another name.
 pub fn without_small_talk_lead(text: &str) -> String {
     let (label, said) = match named_speaker(text) {
         Some((who, rest)) => (Some(who), rest),
         None => (None, text),
     };
     let said = said.trim_start();
-    let mut cuts: Vec<(usize, usize)> = [", ", "; ", " - ", " – ", " — "]
+    let mut cuts: Vec<(usize, usize)> = [", ", "; ", " - ", " – ", " — ", ": "]
         .iter()
         .flat_map(|sep| said.match_indices(sep).map(|(at, m)| (at, m.len())).collect::<Vec<_>>())
         .collect();
@@ -214,8 +216,13 @@ pub fn without_small_talk_lead(text: &str) -> String {
     for (at, len) in cuts {
         let (head, rest) = (&said[..at], said[at + len..].trim_start());
         let has_news = crate::pipeline::grounding::content_stems(rest).len() >= 2 && !is_small_talk(rest);
-        if is_small_talk(head) && has_news {
-            let rest = capitalised(rest);
+        let colon = said[at..].starts_with(':');
+        // "Yes: …" and "No: …" answer the question; an acknowledgement only acknowledges.
+        let answers = words(head).iter().any(|w| ANSWER_LEADS.contains(&w.as_str()));
+        let lead =
+            if colon { is_filler(head) && !answers && !head.contains(['.', '!', '?']) } else { is_small_talk(head) };
+        if lead && has_news {
+            let rest = if colon && as_written(rest) { rest.to_string() } else { capitalised(rest) };
             return label.map_or(rest.clone(), |who| format!("{who}: {rest}"));
         }
     }
@@ -675,6 +682,15 @@ pub fn without_answer_lead(sentence: &str) -> Option<String> {
     let leads = !ws.is_empty() && ws.len() <= 2 && ws.iter().all(answers) && !lead.contains(['.', '!', '?']);
     let rest = rest.trim_start();
     (leads && crate::pipeline::grounding::content_stems(rest).len() >= 2).then(|| rest.to_string())
+}
+
+/// Whether a text opens in lower case with a word that is no stop word: a
+/// word after a colon may be a command ("Good: sendtestemail now …"), and
+/// mid-sentence a capital would rename it.
+fn as_written(half: &str) -> bool {
+    half.split_whitespace()
+        .next()
+        .is_some_and(|w| w.starts_with(|c: char| c.is_lowercase()) && !is_stop_word(&w.to_lowercase()))
 }
 
 /// A text with its first letter upper case (a clause that now starts a
@@ -1824,8 +1840,16 @@ Melanie: I play clarinet. We practise on Sundays.";
             "Jon: I moved to Berlin in May."
         );
         assert_eq!(without_small_talk_lead("Hey Gina, my store opened."), "My store opened.");
-        let command = "Good: sendtestemail now reports 1 message sent.";
-        assert_eq!(without_small_talk_lead(command), command);
+        // An acknowledgement before a colon too, the command after it as typed.
+        assert_eq!(
+            without_small_talk_lead("Good: sendtestemail now reports 1 message sent."),
+            "sendtestemail now reports 1 message sent."
+        );
+        assert_eq!(without_small_talk_lead("Great: the tests pass again."), "The tests pass again.");
+        // Not a colon's head that says something ("Port 587: …") or answers ("Yes: …").
+        for said in ["Port 587: STARTTLS applies everywhere.", "Yes: restic always encrypts."] {
+            assert_eq!(without_small_talk_lead(said), said);
+        }
         // Not where nothing is said after it, nor where the head says something.
         for kept in ["Hey Gina, hope all's good!", "In May, I moved to Berlin.", "Jon: Yeah, ok."] {
             assert_eq!(without_small_talk_lead(kept), kept);
