@@ -502,11 +502,18 @@ fn is_filler_word(w: &str) -> bool {
     FILLER.contains(&w) && !is_first_or_second_person(w) && !["it", "that", "this", "it's", "that's"].contains(&w)
 }
 
-/// Whether a sentence states something: not a question, small talk
+/// Whether a sentence states something: not a question (nor one told as
+/// asked, "The user asked whether …"), small talk
 /// ([`is_small_talk`], filler among it) or a reaction ([`is_reaction`]). Where a segment ends (the fix, the
 /// decision) is its last statement, not a question, a goodbye or praise.
 pub fn is_statement(sentence: &str) -> bool {
-    !sentence.trim_end().ends_with('?') && !is_filler(sentence) && !says_nothing(sentence)
+    !is_question(sentence) && !is_filler(sentence) && !says_nothing(sentence)
+}
+
+/// Whether a sentence asks: it ends with "?", or it is a question told as
+/// asked ([`crate::pipeline::grounding::is_told_question`]).
+pub fn is_question(sentence: &str) -> bool {
+    sentence.trim_end().ends_with('?') || crate::pipeline::grounding::is_told_question(sentence)
 }
 
 /// Whether a clause is a question that names nothing (no identifier,
@@ -1278,6 +1285,18 @@ fn frame_words(clause: &str) -> usize {
     }
 }
 
+/// How many words of a clause only name its side in a transcript without
+/// names ("The assistant set …", "The user's sourdough bread …"), or are
+/// its reporting frame ([`frame_words`]): 0 when it has neither. Told as
+/// theirs, a side's clause says what it said in the first person.
+fn side_words(clause: &str) -> usize {
+    let ws: Vec<String> = clause.split_whitespace().take(2).map(str::to_lowercase).collect();
+    let names_side = ws.len() == 2
+        && ws[0] == "the"
+        && ["user", "assistant", "user's", "assistant's"].contains(&ws[1].trim_end_matches(','));
+    frame_words(clause).max(if names_side { 2 } else { 0 })
+}
+
 /// Which of a segment's notes (its turns' L2s, in turn order) a digest of
 /// `budget` words keeps, in turn order: a greedy budgeted coverage of
 /// what the notes say. A note's gain is the weight of the content words
@@ -1343,14 +1362,15 @@ const ASIDE_WEIGHT: f32 = 0.5;
 
 /// [`select_new`] with each candidate's own least share of new weight,
 /// an aside's at [`ASIDE_WEIGHT`]. A
-/// clause's reporting frame ("The user asked", [`frame_words`]) neither
-/// counts as what it says nor as what it costs: a note the model wrote
-/// in the third person competes with the words it was written from on
-/// what it says per word.
+/// clause's reporting frame ("The user asked", [`frame_words`]) or the
+/// side it names ("The assistant set …", [`side_words`]) neither counts
+/// as what it says nor as what it costs: a note the model wrote in the
+/// third person, or a clause told as its side's, competes with the words
+/// it was written from on what it says per word.
 pub fn select_each_new(notes: &[&str], budget: usize, said: &str, new_shares: &[f32]) -> Vec<usize> {
     use std::collections::{HashMap, HashSet};
     let bare: Vec<String> =
-        notes.iter().map(|n| n.split_whitespace().skip(frame_words(n)).collect::<Vec<_>>().join(" ")).collect();
+        notes.iter().map(|n| n.split_whitespace().skip(side_words(n)).collect::<Vec<_>>().join(" ")).collect();
     let stems: Vec<HashSet<String>> = bare.iter().map(|n| crate::pipeline::grounding::content_stems(n)).collect();
     let reactions: Vec<bool> = notes.iter().map(|n| says_nothing(n)).collect();
     let asides: Vec<bool> = notes.iter().map(|n| is_aside(n)).collect();

@@ -302,6 +302,10 @@ fn digest_segment(
     if units.is_empty() {
         units = notes.iter().enumerate().map(|(i, n)| (as_sentence(n.0), i, false)).collect();
     }
+    // Each side of a transcript without names told as theirs before the
+    // clauses are measured: the words a report adds ("The user asked
+    // whether …") count against the budget.
+    let mut told = tell_sides(&mut units, &notes);
     let texts: Vec<&str> = units.iter().map(|u| u.0.as_str()).collect();
     let turns: Vec<&str> = notes.iter().map(|n| n.1).collect();
     let note_texts: Vec<&str> = notes.iter().map(|n| n.0).collect();
@@ -350,6 +354,7 @@ fn digest_segment(
         .collect();
     let from = units.len();
     units.extend(own.into_iter().map(|(c, i)| (c, i, true)));
+    told.extend(tell_sides(&mut units[from..], &notes));
     let opening = note_opening.or_else(|| units[from..].iter().position(opens).map(|k| from + k));
     let ends: Vec<usize> =
         if topic.is_some() { outcome.into_iter().collect() } else { opening.into_iter().chain(outcome).collect() };
@@ -428,16 +433,8 @@ fn digest_segment(
         if by_model(k) {
             continue;
         }
-        // A transcript without names (an agent's session): "My sourdough
-        // bread comes out dense." is the user's, "I set EMAIL_PORT …" the
-        // assistant's, told as theirs where the side can be told; the
-        // user's "Commit it …" as what they asked for.
-        let (note, turn) = (notes[units[k].1].0, notes[units[k].1].1);
-        if let Some(who) = digest::unlabelled_speaker(&units[k].0, note, turn, units[k].2) {
-            let user = who == "the user";
-            let told = grounding::in_third_person(who, &units[k].0)
-                .or_else(|| grounding::as_request(who, &units[k].0).filter(|_| user));
-            rewritten[i] = told.map(|text| (text, false));
+        // A side without a name was told before the choice.
+        if told[k].is_some() {
             continue;
         }
         let Some((who, said)) = digest::named_speaker(&units[k].0).filter(|_| alone(i)) else {
@@ -463,7 +460,9 @@ fn digest_segment(
     };
     let body = digest::fit_sentences(&body, room);
     let all_model = kept.iter().zip(&rewritten).all(|(&k, r)| r.as_ref().is_some_and(|r| r.1) || by_model(k));
-    let single = notes.len() == 1 && kept.iter().all(|&k| !units[k].2) && rewritten.iter().all(Option::is_none);
+    let single = notes.len() == 1
+        && kept.iter().all(|&k| !units[k].2 && told[k] != Some(true))
+        && rewritten.iter().all(Option::is_none);
     let (content, mut written) = digest_written(topic, body, all_model, single, input.copy_model);
     if written.prompt_version == prompts::TOPIC_VERSION && rewritten.iter().flatten().any(|r| r.1) {
         written.prompt_version = prompts::REWRITE_VERSION;
@@ -532,14 +531,14 @@ fn digest_project(
         let said = ends.iter().map(|&k| refs[k]).collect::<Vec<_>>().join(" ");
         let left = share.saturating_sub(digest::word_count(&said));
         // A question between is what was asked, not what came of it.
-        let middle: Vec<usize> = (first + 1..last).filter(|&k| !refs[k].trim_end().ends_with('?')).collect();
+        let middle: Vec<usize> = (first + 1..last).filter(|&k| !digest::is_question(refs[k])).collect();
         let candidates: Vec<&str> = middle.iter().map(|&k| refs[k]).collect();
         let mut kept = vec![first];
         kept.extend(digest::select_named(&candidates, left, &said).into_iter().map(|k| middle[k]));
         kept.extend(ends.get(1));
         // An answer kept without the question before it loses what only
         // answered that ("Two: billing/invoices.py opens …").
-        let asked = |k: usize| k > 0 && refs[k - 1].trim_end().ends_with('?') && !kept.contains(&(k - 1));
+        let asked = |k: usize| k > 0 && digest::is_question(refs[k - 1]) && !kept.contains(&(k - 1));
         let chosen: Vec<String> = kept
             .iter()
             .map(|&k| match digest::without_answer_lead(&sentences[k]).filter(|_| asked(k)) {
@@ -582,6 +581,31 @@ fn gathered<'a>(input: &'a FoldInput<'a>) -> Vec<(&'a str, &'a str, bool)> {
     let mut parts = gathered_all(input);
     parts.retain(|p| !p.0.is_empty());
     parts
+}
+
+/// Each clause of a transcript without names (an agent's session) told as
+/// its side's, where the side can be told ([`digest::unlabelled_speaker`]):
+/// "My sourdough bread comes out dense." is the user's, "I set EMAIL_PORT
+/// …" the assistant's; the user's "Commit it …" and "Are there other
+/// places …?" as what they asked for. A clause the model wrote is left as
+/// it is. Per clause: None where no side was told, else whether its words
+/// changed (a clause whose voice cannot be told otherwise stays as said).
+fn tell_sides(units: &mut [(String, usize, bool)], notes: &[(&str, &str, bool)]) -> Vec<Option<bool>> {
+    units
+        .iter_mut()
+        .map(|(clause, i, of_turn)| {
+            let (note, turn, by_model) = notes[*i];
+            if by_model && !*of_turn {
+                return None;
+            }
+            let who = digest::unlabelled_speaker(clause, note, turn, *of_turn)?;
+            let user = who == "the user";
+            let text = grounding::in_third_person(who, clause)
+                .or_else(|| grounding::as_request(who, clause).filter(|_| user))
+                .or_else(|| grounding::as_question(who, clause).filter(|_| user));
+            Some(text.map(|text| *clause = text).is_some())
+        })
+        .collect()
 }
 
 /// [`gathered`] with the empty ones too.

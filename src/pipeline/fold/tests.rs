@@ -727,6 +727,13 @@ fn a_follow_up_request_is_no_clause_of_its_own_in_a_digest() {
             assert!(!content.contains("Do it for the whole codebase."), "{content}");
             assert!(content.contains("django.core.mail.send_mail"), "the answer's own words stay: {content}");
             assert!(content.contains("9c2d1e0"), "{content}");
+            // The user's question told as asked, and the words that costs
+            // counted before the choice: the outcome above still fits.
+            assert!(content.contains("The user asked whether there are other places that open SMTP"), "{content}");
+            assert!(!content.contains("Are there"), "{content}");
+            // A clause told as its side's is chosen on what it says, not
+            // on the words that name the side: the fix stays.
+            assert!(content.contains("The assistant set EMAIL_PORT = 587"), "{content}");
         }
         other => panic!("{other:?}"),
     }
@@ -1398,14 +1405,12 @@ fn a_digest_of_a_transcript_without_names_tells_each_side_in_the_third_person() 
     // the user's "Commit it …" as what they asked for.
     let items = [
         "My sourdough bread comes out dense — Feed the starter until it doubles in 4-6 hours.",
-        "Password reset emails from the shop never arrive — I set EMAIL_PORT = 587 in shopfront/settings.py \
-and kept EMAIL_USE_TLS = True.",
+        "Reset mail never arrives — I set EMAIL_PORT = 587 and kept EMAIL_USE_TLS = True.",
         "Commit it with a message that explains the port — Committed as 9c2d1e0.",
     ];
     let turns = [
         "My sourdough bread comes out dense. Why?\nFeed the starter until it doubles in 4-6 hours.",
-        "Password reset emails from the shop never arrive.\nI set EMAIL_PORT = 587 in shopfront/settings.py \
-and kept EMAIL_USE_TLS = True.",
+        "Reset mail never arrives.\nI set EMAIL_PORT = 587 and kept EMAIL_USE_TLS = True.",
         "Commit it with a message that explains the port.\nCommitted as 9c2d1e0.",
     ];
     let mut i = input(None, &items, 0);
@@ -1413,7 +1418,7 @@ and kept EMAIL_USE_TLS = True.",
     match decide(None, &digest_opts(), &i).unwrap() {
         Decision::Start { content, .. } => {
             assert!(content.contains("The user's sourdough bread comes out dense."), "{content}");
-            assert!(content.contains("The assistant set EMAIL_PORT = 587 in shopfront/settings.py"), "{content}");
+            assert!(content.contains("The assistant set EMAIL_PORT = 587 and kept"), "{content}");
             // The user's request, not an instruction to whoever reads it.
             assert!(content.contains("The user asked to commit it with a message"), "{content}");
             let first_person = ["My ", "I set", " my "];
@@ -1427,18 +1432,26 @@ and kept EMAIL_USE_TLS = True.",
 fn a_project_digest_keeps_no_answer_s_lead_whose_question_it_leaves_out() {
     // A project summary keeps no question between a segment's ends; the
     // answer kept without it loses the "Two:" that answered it.
-    let mail = "Password reset emails from the shop never arrive. EMAIL_PORT = 587 is set in shopfront/settings.py. \
-Are there other places that open SMTP connections themselves? Two: billing/invoices.py opens SMTP_SSL on port 465. \
-Both now send through django.core.mail.send_mail with the EMAIL_* settings. Committed as 9c2d1e0.";
-    let items = [mail, L3_BACKUPS_LONG];
-    let mut i = input(None, &items, 0);
-    i.scope = Scope::Project;
-    match decide(None, &digest_opts(), &i).unwrap() {
-        Decision::Start { content, .. } => {
-            assert!(content.contains(" billing/invoices.py opens SMTP_SSL on port 465."), "{content}");
-            assert!(!content.contains("Two:"), "{content}");
-            assert!(!content.contains("other places"), "{content}");
+    // So does the question told as the user's ("The user asked whether …").
+    for asked in [
+        "Are there other places that open SMTP connections themselves?",
+        "The user asked whether there are other places that open SMTP connections themselves.",
+    ] {
+        let mail = format!(
+            "Password reset emails from the shop never arrive. EMAIL_PORT = 587 is set in shopfront/settings.py. \
+{asked} Two: billing/invoices.py opens SMTP_SSL on port 465. \
+Both now send through django.core.mail.send_mail with the EMAIL_* settings. Committed as 9c2d1e0."
+        );
+        let items = [mail.as_str(), L3_BACKUPS_LONG];
+        let mut i = input(None, &items, 0);
+        i.scope = Scope::Project;
+        match decide(None, &digest_opts(), &i).unwrap() {
+            Decision::Start { content, .. } => {
+                assert!(content.contains(" billing/invoices.py opens SMTP_SSL on port 465."), "{content}");
+                assert!(!content.contains("Two:"), "{content}");
+                assert!(!content.contains("other places"), "{content}");
+            }
+            other => panic!("{other:?}"),
         }
-        other => panic!("{other:?}"),
     }
 }

@@ -44,8 +44,8 @@ use loops::{copied, looping};
 pub use loops::{LOOP_GRAM, LOOP_TIMES};
 pub use relations::Relations;
 pub use rewrite::{
-    as_request, in_third_person, is_first_or_second_person, is_first_person, is_first_person_singular,
-    is_second_person, rewrite_fault, rewrite_refused, speaker_words, speaks_for_itself,
+    as_question, as_request, in_third_person, is_first_or_second_person, is_first_person, is_first_person_singular,
+    is_second_person, is_told_question, rewrite_fault, rewrite_refused, speaker_words, speaks_for_itself,
 };
 pub use settle::{settle, settle_kept, strained};
 pub use sides::{named_people, with_people_named, Sides};

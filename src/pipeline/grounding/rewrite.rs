@@ -406,6 +406,74 @@ pub fn as_request(speaker: &str, clause: &str) -> Option<String> {
     Some(text)
 }
 
+/// Words that ask what to do and may stand for it after "asked" ("How do I
+/// check …?" → "asked how to check …"); not "why": "why to …" is not said.
+const ASKS_WHAT_TO_DO: &[&str] = &["how", "what", "which", "where", "when"];
+
+/// Helpers of a question asked in the first person ("How do I …?", "What
+/// hydration should I use …?").
+const ASKING_HELPERS: &[&str] = &["do", "should", "can", "could", "shall", "would"];
+
+/// Whether a sentence is a question told as asked by [`as_question`] ("The
+/// user asked whether there are …", "The user asked how to check …"): still
+/// a question, what was asked and not what came of it.
+pub fn is_told_question(sentence: &str) -> bool {
+    let ws: Vec<String> = sentence.split_whitespace().take(4).map(str::to_lowercase).collect();
+    ws.len() == 4
+        && ws[0] == "the"
+        && ws[2] == "asked"
+        && (ws[3] == "whether" || ASKS_WHAT_TO_DO.contains(&ws[3].as_str()))
+}
+
+/// What `speaker` asked in `clause`, told as asked, where the question has
+/// one of three shapes whose report moves no word but the helper:
+/// - "Are there other places that open SMTP connections themselves?" →
+///   "The user asked whether there are other places that open SMTP
+///   connections themselves." (is, are, was, were there);
+/// - "How do I check that the backups can be restored?" → "The user asked
+///   how to check that the backups can be restored." (how, what, which,
+///   where, when, with up to two words between, then do, should, can …
+///   I; "What hydration should I use …?" → "asked what hydration to use …");
+/// - "Can you add the fallback?" → "The user asked to add the fallback."
+///   (can, could or would you, then a request of [`as_request`]'s shape).
+///
+/// None for any other question, and where what is asked about says "I",
+/// "my", "you" … (whose would they be in a report?) or "we".
+pub fn as_question(speaker: &str, clause: &str) -> Option<String> {
+    let body = clause.trim().strip_suffix('?')?.trim_end();
+    if body.contains(['?', '!', '"', '“']) || body.split(". ").nth(1).is_some() {
+        return None;
+    }
+    let tokens: Vec<&str> = body.split_whitespace().collect();
+    let lower: Vec<String> = tokens.iter().map(|t| t.trim_end_matches(',').to_lowercase()).collect();
+    let told = |head: String, rest: &[&str]| -> Option<String> {
+        let personal =
+            rest.iter().flat_map(|t| words(t)).any(|w| is_first_or_second_person(&w) || PLURAL.contains(&w.as_str()));
+        (!rest.is_empty() && !personal)
+            .then(|| crate::text::capitalized(&format!("{speaker} asked {head} {}.", rest.join(" "))))
+    };
+    match lower.as_slice() {
+        [be, there, ..] if matches!(be.as_str(), "is" | "are" | "was" | "were") && there == "there" => {
+            told(format!("whether there {be}"), &tokens[2..])
+        }
+        [can, you, ..] if matches!(can.as_str(), "can" | "could" | "would") && you == "you" => {
+            as_request(speaker, &format!("{}.", tokens[2..].join(" ")))
+        }
+        [wh, ..] if ASKS_WHAT_TO_DO.contains(&wh.as_str()) => {
+            let at = (1..lower.len().min(4)).find(|&i| ASKING_HELPERS.contains(&lower[i].as_str()))?;
+            let between = &lower[1..at];
+            if lower.get(at + 1).map(String::as_str) != Some("i")
+                || between.iter().any(|w| is_first_or_second_person(w))
+            {
+                return None;
+            }
+            let head: Vec<&str> = std::iter::once(wh.as_str()).chain(tokens[1..at].iter().copied()).collect();
+            told(format!("{} to", head.join(" ")), &tokens[at + 2..])
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -591,5 +659,50 @@ mod tests {
         assert!(!speaks_for_itself("The black and white design looks so fancy."));
         assert!(!speaks_for_itself("I love your kind words."), "'your' would become the speaker's");
         assert!(!speaks_for_itself("We can make a real impact together!"), "'we' is more than the speaker");
+    }
+
+    #[test]
+    fn a_user_s_question_of_a_known_shape_is_told_as_asked() {
+        let cases = [
+            (
+                "Are there other places that open SMTP connections themselves?",
+                "The user asked whether there are other places that open SMTP connections themselves.",
+            ),
+            (
+                "How do I check that the backups can actually be restored?",
+                "The user asked how to check that the backups can actually be restored.",
+            ),
+            (
+                "What hydration should I use for a first sourdough loaf?",
+                "The user asked what hydration to use for a first sourdough loaf.",
+            ),
+            (
+                "How long should I bake it and at what temperature?",
+                "The user asked how long to bake it and at what temperature.",
+            ),
+            (
+                "Can you add the fallback and pin the Python version too?",
+                "The user asked to add the fallback and pin the Python version too.",
+            ),
+            ("Is there a flag for dry runs?", "The user asked whether there is a flag for dry runs."),
+        ];
+        for (asked, told) in cases {
+            assert_eq!(as_question("the user", asked).as_deref(), Some(told), "{asked}");
+            assert_eq!(is_told_question(told), !told.contains("asked to"), "{told}");
+        }
+        assert!(!is_told_question("The user asked to commit it."));
+        // Not a statement, another shape, or words whose owner a report loses.
+        for kept in [
+            "There are other places that open SMTP connections.",
+            "Why do I get a timeout?",
+            "Should the restic repository be encrypted if the disk stays at home?",
+            "How should I back up my home server's /srv folder every night?",
+            "What do you think of restic?",
+            "Can you believe it?",
+            "How does it work?",
+            "Is there more? Tell me.",
+        ] {
+            assert_eq!(as_question("the user", kept), None, "{kept}");
+        }
     }
 }
