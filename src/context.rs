@@ -161,20 +161,27 @@ fn already_said(held: &[&str], text: &str) -> bool {
 /// ([`crate::pipeline::digest::with_speakers`]); None when nothing is left. A project summary made of
 /// its segments' summaries then does not make the segment list repeat it.
 fn unsaid(held: &[&str], text: &str) -> Option<String> {
-    use crate::pipeline::digest::{with_speakers, without_repeated_speakers};
+    use crate::pipeline::digest::{is_question, with_speakers, without_repeated_speakers};
     let mut seen: Vec<&str> = held.to_vec();
-    let mut kept: Vec<String> = Vec::new();
     let sentences = crate::pipeline::tidy::sentences(text);
+    let mut kept: Vec<Option<String>> = Vec::new();
     // A sentence kept without the one before it keeps its speaker's label.
     for (s, labelled) in sentences.iter().zip(with_speakers(&sentences)) {
         // The project summary may keep an answer without its question's
         // "Two:" (digest::without_answer_lead): said all the same.
         let said = crate::pipeline::digest::without_answer_lead(s);
-        if !already_said(&seen, s) && !said.is_some_and(|rest| already_said(&seen, &rest)) {
-            kept.push(labelled);
+        let new = !already_said(&seen, s) && !said.is_some_and(|rest| already_said(&seen, &rest));
+        kept.push(new.then_some(labelled));
+        if new {
             seen.push(s);
         }
     }
+    // A question whose answer was said already is no news either ("The
+    // user asked whether there are other places …" before the project
+    // summary's "billing/invoices.py opens …").
+    let answered = |i: usize| is_question(sentences[i]) && i + 1 < kept.len() && kept[i + 1].is_none();
+    let kept: Vec<String> =
+        kept.iter().enumerate().filter(|&(i, _)| !answered(i)).filter_map(|(_, k)| k.clone()).collect();
     (!kept.is_empty()).then(|| without_repeated_speakers(&kept).join(" "))
 }
 
@@ -668,15 +675,19 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_the_project_summary_keeps_without_its_lead_is_not_said_again() {
+    fn an_answer_the_project_summary_keeps_without_its_lead_is_not_said_again_nor_its_question() {
         let l4 = "Both now send through send_mail. billing/invoices.py opens SMTP_SSL on port 465.";
         let segment = "Are there other places that open SMTP connections themselves? \
 Two: billing/invoices.py opens SMTP_SSL on port 465. The test suite passes (212 tests).";
+        // Nor the question it answered: the block holds the answer.
         let new = unsaid(&[l4], segment).unwrap();
-        assert_eq!(
-            new,
-            "Are there other places that open SMTP connections themselves? The test suite passes (212 tests)."
-        );
+        assert_eq!(new, "The test suite passes (212 tests).");
+        let told = "The user asked whether there are other places that open SMTP connections themselves. \
+Two: billing/invoices.py opens SMTP_SSL on port 465. The test suite passes (212 tests).";
+        assert_eq!(unsaid(&[l4], told).unwrap(), "The test suite passes (212 tests).");
+        // A question whose answer is new stays with it.
+        let new = unsaid(&["The test suite passes (212 tests)."], segment).unwrap();
+        assert!(new.starts_with("Are there other places"), "{new}");
         // A lead that says something is no answer's lead: its sentence is new.
         let new = unsaid(&[l4], "Newsletter: billing/invoices.py opens SMTP_SSL on port 465.").unwrap();
         assert!(new.starts_with("Newsletter:"), "{new}");
