@@ -414,6 +414,10 @@ const ASKS_WHAT_TO_DO: &[&str] = &["how", "what", "which", "where", "when"];
 /// hydration should I use …?").
 const ASKING_HELPERS: &[&str] = &["do", "should", "can", "could", "shall", "would"];
 
+/// Verbs that say what the asker needs, wants or knows, not what to do:
+/// "What do I need to change?" is not "asked what to need to change".
+const NOT_TO_DO: &[&str] = &["need", "have", "want", "wish", "know", "think", "mean", "feel", "like", "am"];
+
 /// Whether a sentence is a question told as asked by [`as_question`] ("The
 /// user asked whether there are …", "The user asked how to check …"): still
 /// a question, what was asked and not what came of it.
@@ -462,8 +466,10 @@ pub fn as_question(speaker: &str, clause: &str) -> Option<String> {
         [wh, ..] if ASKS_WHAT_TO_DO.contains(&wh.as_str()) => {
             let at = (1..lower.len().min(4)).find(|&i| ASKING_HELPERS.contains(&lower[i].as_str()))?;
             let between = &lower[1..at];
+            let verb = lower.get(at + 2).map(String::as_str).unwrap_or_default();
             if lower.get(at + 1).map(String::as_str) != Some("i")
                 || between.iter().any(|w| is_first_or_second_person(w))
+                || NOT_TO_DO.contains(&verb)
             {
                 return None;
             }
@@ -701,6 +707,8 @@ mod tests {
             "Can you believe it?",
             "How does it work?",
             "Is there more? Tell me.",
+            "What do I need to change?",
+            "What do I have to do first?",
         ] {
             assert_eq!(as_question("the user", kept), None, "{kept}");
         }
