@@ -694,8 +694,8 @@ pub fn without_answer_lead(sentence: &str) -> Option<String> {
 /// Whether a text opens in lower case with a word that is no stop word: a
 /// word after a colon may be a command ("Good: sendtestemail now …"), and
 /// mid-sentence a capital would rename it.
-fn as_written(half: &str) -> bool {
-    half.split_whitespace()
+fn as_written(text: &str) -> bool {
+    text.split_whitespace()
         .next()
         .is_some_and(|w| w.starts_with(|c: char| c.is_lowercase()) && !is_stop_word(&w.to_lowercase()))
 }

@@ -420,12 +420,12 @@ const NOT_TO_DO: &[&str] = &["need", "have", "want", "wish", "know", "think", "m
 
 /// Whether a sentence is a question told as asked by [`as_question`] ("The
 /// user asked whether there are …", "The user asked how to check …"): still
-/// a question, what was asked and not what came of it.
+/// a question, what was asked and not what came of it. Only the user's are
+/// told so: "The kids asked what to do" is what someone said happened.
 pub fn is_told_question(sentence: &str) -> bool {
     let ws: Vec<String> = sentence.split_whitespace().take(4).map(str::to_lowercase).collect();
     ws.len() == 4
-        && ws[0] == "the"
-        && ws[2] == "asked"
+        && ws[..3] == ["the", "user", "asked"]
         && (ws[3] == "whether" || ASKS_WHAT_TO_DO.contains(&ws[3].as_str()))
 }
 
@@ -697,6 +697,7 @@ mod tests {
             assert_eq!(is_told_question(told), !told.contains("asked to"), "{told}");
         }
         assert!(!is_told_question("The user asked to commit it."));
+        assert!(!is_told_question("The kids asked what to do about the puppy."));
         // Not a statement, another shape, or words whose owner a report loses.
         for kept in [
             "There are other places that open SMTP connections.",
